@@ -1,0 +1,25 @@
+"""depthsep.circuits: exact threshold circuits, Boolean functions and exhaustive simulation.
+
+Cube convention (see :mod:`circuits.hypercube`): bit i of point k is ``(k >> i) & 1``; for
+IP the first n variables are x (low bits), the next n are y.  Gate rule: ``w . z >= t``.
+"""
+
+from circuits.errors import DepthsepError, DimensionError, InvalidCircuitError, ReductionError
+from circuits.hypercube import MAX_EXHAUSTIVE_BITS, index_of, points
+from circuits.rng import as_rng
+from circuits.threshold import ThresholdCircuit, ThresholdLayer
+from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
+                                Parity, ThresholdFunction, TruthTable, as_boolean_function,
+                                inner_product_mod2, majority, parity)
+from circuits.simulate import Disagreements, count_disagreements, count_ones, evaluate, truth_table
+from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
+
+__all__ = [
+    "DepthsepError", "DimensionError", "InvalidCircuitError", "ReductionError",
+    "MAX_EXHAUSTIVE_BITS", "index_of", "points", "as_rng",
+    "ThresholdCircuit", "ThresholdLayer",
+    "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or", "ThresholdFunction",
+    "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "parity", "majority",
+    "Disagreements", "count_disagreements", "count_ones", "evaluate", "truth_table",
+    "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",
+]

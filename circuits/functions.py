@@ -1,0 +1,271 @@
+"""Boolean functions of the theory, with one interface so any circuit can be checked against them.
+
+Every :class:`BooleanFunction` has ``n_inputs``, evaluates a batch of bit rows with
+``f(bits)``, produces its truth table in cube order with :meth:`~BooleanFunction.truth_table`,
+and exposes a kernel spec so the exhaustive counters compute it on the fly (no table needed,
+so IP_16 on 2^32 points streams).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from circuits import _kernels
+from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.hypercube import check_exhaustive, check_n_bits, index_of, MAX_STREAM_BITS
+from circuits.threshold import as_int64_array, INT64_MAX
+
+__all__ = [
+    "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or",
+    "ThresholdFunction", "TruthTable", "Constant",
+    "inner_product_mod2", "parity", "majority", "as_boolean_function", "as_truth_table",
+]
+
+_EMPTY_TABLE = np.zeros(1, dtype=np.uint8)
+
+
+class BooleanFunction:
+    """Base class: a function {0,1}^N -> {0,1} in the cube convention of ``circuits.hypercube``."""
+
+    name = "function"
+    n_inputs: int
+
+    # (kind, params, table) understood by circuits._kernels._target_bit
+    def _spec(self):
+        raise NotImplementedError
+
+    def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
+        """uint8 array of length 2^N with entry k = f(bits of k)."""
+        n = check_exhaustive(self.n_inputs, allow_large=allow_large, what=f"{self.name}.truth_table()")
+        kind, params, table = self._spec()
+        return _kernels._table_target(kind, params, table, 0, 1 << n)
+
+    def __call__(self, bits) -> np.ndarray:
+        b = np.asarray(bits)
+        if b.ndim == 1:
+            b = b[None, :]
+        if b.ndim != 2 or b.shape[1] != self.n_inputs:
+            raise DimensionError(f"bits must have shape (n_points, {self.n_inputs}), got {np.shape(bits)}")
+        kind, params, table = self._spec()
+        ks = index_of(b)
+        return np.array([_kernels._target_bit(int(k), kind, params, table) for k in ks], dtype=np.uint8)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n_inputs={self.n_inputs})"
+
+
+class InnerProductMod2(BooleanFunction):
+    """IP_n(x, y) = popcount(x & y) mod 2 on N = 2n bits (x = low n bits, y = high n bits).
+
+    Examples
+    --------
+    >>> InnerProductMod2(1).truth_table().tolist()   # k = (x0, y0) = 00, 10, 01, 11
+    [0, 0, 0, 1]
+    >>> int(InnerProductMod2(3).truth_table().sum())  # 2^(n-1) (2^n - 1), OEIS A006516
+    28
+    """
+
+    name = "ip"
+
+    def __init__(self, n: int):
+        self.n = check_n_bits(n, name="n", minimum=1, maximum=MAX_STREAM_BITS // 2)
+        self.n_inputs = 2 * self.n
+
+    def _spec(self):
+        return _kernels.KIND_IP, np.array([self.n], dtype=np.int64), _EMPTY_TABLE
+
+    def __repr__(self):
+        return f"InnerProductMod2(n={self.n})"
+
+
+class Parity(BooleanFunction):
+    """PARITY_N = z_0 xor ... xor z_{N-1}.
+
+    >>> Parity(2).truth_table().tolist()
+    [0, 1, 1, 0]
+    """
+
+    name = "parity"
+
+    def __init__(self, n_inputs: int):
+        self.n_inputs = check_n_bits(n_inputs, name="n_inputs", minimum=1)
+
+    def _spec(self):
+        return _kernels.KIND_PARITY, np.zeros(1, dtype=np.int64), _EMPTY_TABLE
+
+
+class _CountAtLeast(BooleanFunction):
+    def __init__(self, n_inputs: int):
+        self.n_inputs = check_n_bits(n_inputs, name="n_inputs", minimum=1)
+
+    @property
+    def threshold(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.ones(self.n_inputs, dtype=np.int64)
+
+    def _spec(self):
+        return _kernels.KIND_COUNT, np.array([self.threshold], dtype=np.int64), _EMPTY_TABLE
+
+
+class Majority(_CountAtLeast):
+    """MAJ_N = [sum z >= ceil(N/2)] (even N: a tie gives 1).
+
+    >>> Majority(3).truth_table().tolist()
+    [0, 0, 0, 1, 0, 1, 1, 1]
+    """
+
+    name = "majority"
+
+    @property
+    def threshold(self) -> int:
+        return (self.n_inputs + 1) // 2
+
+
+class And(_CountAtLeast):
+    """AND_N = [sum z >= N]."""
+
+    name = "and"
+
+    @property
+    def threshold(self) -> int:
+        return self.n_inputs
+
+
+class Or(_CountAtLeast):
+    """OR_N = [sum z >= 1]."""
+
+    name = "or"
+
+    @property
+    def threshold(self) -> int:
+        return 1
+
+
+class ThresholdFunction(BooleanFunction):
+    """[w . z >= t] with integer w, t (the gate rule of ``circuits.threshold``).
+
+    >>> ThresholdFunction([2, -1], 1).truth_table().tolist()
+    [0, 1, 0, 1]
+    """
+
+    name = "threshold"
+
+    def __init__(self, weights, threshold):
+        self.weights = as_int64_array(weights, name="weights", ndim=1)
+        self.threshold = int(as_int64_array([threshold], name="threshold")[0])
+        self.n_inputs = check_n_bits(self.weights.shape[0], name="len(weights)", minimum=1)
+        if int(np.abs(self.weights).sum()) + abs(self.threshold) > INT64_MAX:
+            raise InvalidCircuitError("threshold function: sum |w| + |t| exceeds int64")
+
+    def _spec(self):
+        return (_kernels.KIND_LINEAR, np.concatenate([[self.threshold], self.weights]).astype(np.int64),
+                _EMPTY_TABLE)
+
+
+class TruthTable(BooleanFunction):
+    """A user truth table (uint8 0/1, length 2^N, cube order).
+
+    >>> TruthTable([0, 1, 1, 1]).n_inputs
+    2
+    """
+
+    name = "table"
+
+    def __init__(self, table):
+        self.table = as_truth_table(table)
+        self.n_inputs = int(self.table.shape[0]).bit_length() - 1
+
+    def _spec(self):
+        return _kernels.KIND_TABLE, np.zeros(1, dtype=np.int64), self.table
+
+    def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
+        return self.table.copy()
+
+
+class Constant(BooleanFunction):
+    """The constant function with value ``value`` on N inputs."""
+
+    name = "constant"
+
+    def __init__(self, n_inputs: int, value: int = 0):
+        self.n_inputs = check_n_bits(n_inputs, name="n_inputs")
+        if value not in (0, 1):
+            raise ValueError(f"value must be 0 or 1, got {value!r}")
+        self.value = int(value)
+
+    def _spec(self):
+        return _kernels.KIND_CONST, np.array([self.value], dtype=np.int64), _EMPTY_TABLE
+
+
+def as_truth_table(table, *, name: str = "table") -> np.ndarray:
+    """Validate a truth table: 1-D, length a power of two, values in {0, 1}; returns C-contiguous uint8.
+
+    >>> as_truth_table([True, False]).tolist()
+    [1, 0]
+    """
+    t = np.asarray(table)
+    if t.ndim != 1:
+        raise DimensionError(f"{name} must be 1-dimensional (length 2^N in cube order), got shape {t.shape}")
+    n = t.shape[0]
+    if n == 0 or n & (n - 1):
+        raise DimensionError(f"{name} must have a power-of-two length 2^N, got length {n}")
+    if t.dtype == np.bool_:
+        return np.ascontiguousarray(t, dtype=np.uint8)
+    if not (np.issubdtype(t.dtype, np.integer) or np.issubdtype(t.dtype, np.floating)):
+        raise InvalidCircuitError(f"{name} must be numeric 0/1 values, got dtype {t.dtype}")
+    if not np.isin(t, (0, 1)).all():
+        bad = t[~np.isin(t, (0, 1))][0]
+        raise InvalidCircuitError(f"{name} must contain only 0 and 1 (a Boolean function), found {bad!r}; "
+                                  f"for +-1 signs use (1 - s) // 2")
+    return np.ascontiguousarray(t, dtype=np.uint8)
+
+
+_NAMED = {"ip": None, "parity": Parity, "majority": Majority, "and": And, "or": Or}
+
+
+def as_boolean_function(target, n_inputs: int) -> BooleanFunction:
+    """Turn ``"ip"``, ``"parity"``, ``"majority"``, ``"and"``, ``"or"``, a BooleanFunction or a
+    truth table into a BooleanFunction on ``n_inputs`` bits (checking that the sizes agree)."""
+    if isinstance(target, str):
+        key = target.lower()
+        if key not in _NAMED:
+            raise ValueError(f"unknown target {target!r}; choose one of {sorted(_NAMED)}, or pass a "
+                             f"BooleanFunction or a truth table")
+        if key == "ip":
+            if n_inputs % 2:
+                raise DimensionError(f"target 'ip' needs an even number of inputs (2n), the circuit has {n_inputs}")
+            return InnerProductMod2(n_inputs // 2)
+        return _NAMED[key](n_inputs)
+    if isinstance(target, BooleanFunction):
+        f = target
+    elif hasattr(target, "truth_table") and hasattr(target, "n_inputs"):   # e.g. a circuit
+        f = TruthTable(target.truth_table())
+    else:
+        f = TruthTable(target)
+    if f.n_inputs != n_inputs:
+        raise DimensionError(f"target has {f.n_inputs} inputs but the circuit has {n_inputs}")
+    return f
+
+
+def inner_product_mod2(n: int, *, allow_large: bool = False) -> np.ndarray:
+    """Truth table of IP_n(x, y) = x . y mod 2 on 2n bits, in cube order.
+
+    Examples
+    --------
+    >>> inner_product_mod2(1).tolist()     # k = 0..3 is (x0, y0) = 00, 10, 01, 11
+    [0, 0, 0, 1]
+    """
+    return InnerProductMod2(n).truth_table(allow_large=allow_large)
+
+
+def parity(n_inputs: int, *, allow_large: bool = False) -> np.ndarray:
+    """Truth table of PARITY_N."""
+    return Parity(n_inputs).truth_table(allow_large=allow_large)
+
+
+def majority(n_inputs: int, *, allow_large: bool = False) -> np.ndarray:
+    """Truth table of MAJ_N."""
+    return Majority(n_inputs).truth_table(allow_large=allow_large)

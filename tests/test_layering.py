@@ -1,0 +1,37 @@
+"""Imports point downwards: circuits <- embeddings <- networks <- experiments, benchmarks, tests."""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ALLOWED = {"circuits": set(), "embeddings": {"circuits"}, "networks": {"circuits", "embeddings"}}
+OURS = {"circuits", "embeddings", "networks", "experiments", "benchmarks", "tests"}
+
+
+def top_level_imports(path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module.split(".")[0]
+
+
+@pytest.mark.parametrize("pkg", sorted(ALLOWED))
+def test_imports_point_downwards(pkg):
+    files = list((ROOT / pkg).rglob("*.py"))
+    assert files, f"package {pkg} has no modules"
+    for path in files:
+        for top in top_level_imports(path):
+            assert top not in OURS - ALLOWED[pkg] - {pkg}, f"{path} imports {top}"
+
+
+@pytest.mark.parametrize("pkg", sorted(ALLOWED))
+def test_public_surface(pkg):
+    mod = __import__(pkg)
+    names = getattr(mod, "__all__", [])
+    for name in names:
+        assert not name.startswith("_"), name
+        assert hasattr(mod, name), f"{pkg}.__all__ lists {name!r} which does not exist"
