@@ -20,6 +20,7 @@ from circuits import _kernels
 from circuits.errors import DimensionError, InvalidCircuitError
 from circuits.functions import BooleanFunction, as_boolean_function
 from circuits.hypercube import bits_of, check_exhaustive, check_n_bits
+from circuits.progress import progress_bar
 from circuits.threshold import ThresholdCircuit
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "Disagreements"]
@@ -86,29 +87,16 @@ def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, prog
         chunk = 1 << check_n_bits(chunk_bits, name="chunk_bits")
     bounds = [(s, min(n_points, s + chunk)) for s in range(0, n_points, chunk)]
     futures = [executor.submit(fn, s, e) for s, e in bounds]
-    bar = _progress(len(futures), progress, "chunks")
     total, first = 0, -1
     from concurrent.futures import as_completed
-    for fut in as_completed(futures):
-        c, f = fut.result()
-        total += c
-        if f >= 0 and (first < 0 or f < first):
-            first = f
-        if bar is not None:
+    with progress_bar(len(futures), enabled=progress, unit="chunk") as bar:
+        for fut in as_completed(futures):
+            c, f = fut.result()
+            total += c
+            if f >= 0 and (first < 0 or f < first):
+                first = f
             bar.update(1)
-    if bar is not None:
-        bar.close()
     return total, first
-
-
-def _progress(total, enabled, unit):
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, unit=unit, leave=False)
 
 
 class _ChunkFn:
