@@ -1,0 +1,16 @@
+"""depthsep.networks: σ-networks, activation registry, training and the papers' constructions.
+
+Depth counts layers (depth 2 = one hidden layer); σ acts on hidden layers, the last layer is
+linear with a scalar output.  Activations come from a registry (:mod:`networks.activations`).
+"""
+
+from networks.errors import InvalidNetworkError
+from networks.activations import (ACTIVATIONS, Activation, get_activation, register_activation,
+                                  unregister_activation)
+from networks.sigma import DenseLayer, SigmaNetwork, random_network
+
+__all__ = [
+    "InvalidNetworkError",
+    "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
+    "DenseLayer", "SigmaNetwork", "random_network",
+]
