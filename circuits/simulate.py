@@ -70,33 +70,11 @@ def _disagree_chunk(packed, spec, start: int, stop: int):
 
 
 def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, progress=False):
-    """Sum (count, first) over chunks of [0, n_points), locally or on an executor."""
-    if client is not None and executor is not None:
-        raise ValueError("pass either client= or executor=, not both")
-    if client is not None:
-        get = getattr(client, "get_executor", None)
-        if get is None:
-            raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__}; "
-                            f"install the extra with pip install 'depthsep[distributed]'")
-        executor = get()
-    if executor is None:
-        return fn(0, n_points)
-    if chunk_bits is None:
-        chunk = max(1 << 16, n_points // 64)
-    else:
-        chunk = 1 << check_n_bits(chunk_bits, name="chunk_bits")
-    bounds = [(s, min(n_points, s + chunk)) for s in range(0, n_points, chunk)]
-    futures = [executor.submit(fn, s, e) for s, e in bounds]
-    total, first = 0, -1
-    from concurrent.futures import as_completed
-    with progress_bar(len(futures), enabled=progress, unit="chunk") as bar:
-        for fut in as_completed(futures):
-            c, f = fut.result()
-            total += c
-            if f >= 0 and (first < 0 or f < first):
-                first = f
-            bar.update(1)
-    return total, first
+    """Exact (count, first) over chunks of [0, n_points): see :func:`circuits.parallel.run_chunks`."""
+    from circuits.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks
+    chunk = None if chunk_bits is None else 1 << check_n_bits(chunk_bits, name="chunk_bits")
+    return run_chunks(fn, n_points, combine=combine_count_first, initial=COUNT_FIRST_IDENTITY,
+                      executor=executor, client=client, chunk_size=chunk, progress=progress)
 
 
 class _ChunkFn:
