@@ -13,12 +13,13 @@ from embeddings.affine import ScaledCube
 from embeddings.code import (MAX_CODE_BITS, CodeEmbedding, certified_min_distance,
                              random_code_distance_bound)
 from embeddings.instance import (MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary,
-                                 LipschitzReport, Support, uniform_ball)
+                                 LipschitzReport, PairInstance, Support, uniform_ball)
+from embeddings.cube import CubeInstance
 
 __all__ = [
     "Embedding", "ProductEmbedding", "ContractReport", "check_embedding", "ip_lipschitz_bound",
     "ScaledCube",
     "CodeEmbedding", "certified_min_distance", "random_code_distance_bound", "MAX_CODE_BITS",
-    "HardInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball", "MAX_TAU",
+    "HardInstance", "PairInstance", "CubeInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball", "MAX_TAU",
     "MAX_INSTANCE_BITS",
 ]

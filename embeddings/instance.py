@@ -28,7 +28,7 @@ from embeddings import _kernels
 from embeddings.base import NORM_ATOL, ProductEmbedding, as_bits, as_points
 from embeddings.code import CodeEmbedding
 
-__all__ = ["HardInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball",
+__all__ = ["HardInstance", "PairInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball",
            "MAX_TAU", "MAX_INSTANCE_BITS"]
 
 #: Largest box noise radius (THEORY §2.2; the depth-3 net and the margins assume tau <= 0.15).
@@ -145,7 +145,268 @@ def uniform_ball(k: int, dim: int, seed=None, *, radius: float = 1.0) -> np.ndar
     return g / norms * r
 
 
-class HardInstance:
+class PairInstance:
+    """Common machinery of the two-party instances (:class:`HardInstance`, ``CubeInstance``).
+
+    A subclass describes, for each pair ``k = a + 2^n b``, an axis-aligned box
+    ``[lo(k), hi(k)]`` of R^d (a single point when lo = hi) whose label is ``IP(a, b)``, and the
+    per-party tables ``U[i, a]`` / ``V[i, b]`` of squared distances from point i to the boxes of
+    Alice's and Bob's halves.  Everything else is shared: support iteration, sampling (uniform in
+    the box of a uniform pair), ``dist(x, Z_label)`` by an exact pruned search over the pairs,
+    ``f_d = min{1, dist(x, Z_0) / delta*}``, projections and the Lipschitz check.
+    """
+
+    _n: int
+
+    # ---- hooks (subclasses) ---------------------------------------------------
+    @property
+    def dim(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def delta_star(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _box(self, k: np.ndarray):  # pragma: no cover - abstract
+        """(lo, hi) float64 (N, d) of the boxes of pairs k."""
+        raise NotImplementedError
+
+    def _support_points(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _tables(self, x: np.ndarray):  # pragma: no cover - abstract
+        """(U, V) float64 (N, 2^n): squared distances of the halves of x to each party's boxes."""
+        raise NotImplementedError
+
+    def _clip_sample(self, x: np.ndarray) -> np.ndarray:
+        return x
+
+    def _domain_sample(self, k: int, g) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def decode(self, points, method: str = "round") -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    # ---- sizes ------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Bits per party."""
+        return self._n
+
+    @property
+    def support_size(self) -> int:
+        """4^n."""
+        return 1 << (2 * self._n)
+
+    @property
+    def lipschitz_constant(self) -> float:
+        """``1/delta*``: the certified Lipschitz constant of :meth:`target` (THEORY §2.3)."""
+        return 1.0 / self.delta_star
+
+    @property
+    def label_one_fraction(self) -> float:
+        """``P_mu(IP = 1) = 1/2 - 2^(-n-1)``."""
+        return 0.5 - 2.0 ** (-self._n - 1)
+
+    @property
+    def best_constant_mse(self) -> float:
+        """``min_c E_mu (c - f)^2 = p (1 - p) = 1/4 - 4^(-n-1)``."""
+        return 0.25 - 4.0 ** (-self._n - 1)
+
+    # ---- support ----------------------------------------------------------------
+    def points_of(self, k) -> np.ndarray:
+        """Support points (box centres for boxes) of the cube indices k: float64 ``(N, d)``."""
+        return self._support_points(self._check_indices(k))
+
+    def labels_of(self, k) -> np.ndarray:
+        """``IP(a, b)`` of cube indices ``k = a + 2^n b`` as uint8."""
+        k = self._check_indices(k)
+        a, b = split_index(k, self._n)
+        return (np.bitwise_count(a & b) & 1).astype(np.uint8)
+
+    def _support_chunk(self, k: np.ndarray) -> Support:
+        return Support(points=self._support_points(k),
+                       bits=bits_of(k, 2 * self._n).reshape(-1, 2 * self._n),
+                       labels=self.labels_of(k), indices=k)
+
+    def support(self, *, allow_large: bool = False) -> Support:
+        """All 4^n support points (or box centres), with bits and labels, in cube order.
+
+        Raises
+        ------
+        DimensionError
+            When 4^n rows do not fit (see :func:`circuits.hypercube.check_exhaustive`); use
+            :meth:`iter_support` to stream.
+        """
+        check_exhaustive(2 * self._n, allow_large=allow_large,
+                         bytes_per_point=8 * self.dim + 2 * self._n + 9,
+                         what="support() (use iter_support(chunk=...) to stream)")
+        return self._support_chunk(np.arange(self.support_size, dtype=np.int64))
+
+    def iter_support(self, chunk: int = 1 << 16, *, progress: bool = False):
+        """Yield the support in cube order as :class:`Support` chunks of at most ``chunk`` rows."""
+        if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+            raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+        chunk = int(chunk)
+        total = self.support_size
+        with progress_bar(total, enabled=progress, desc="support", unit="pt") as bar:
+            for lo in range(0, total, chunk):
+                k = np.arange(lo, min(total, lo + chunk), dtype=np.int64)
+                yield self._support_chunk(k)
+                bar.update(len(k))
+
+    def sample(self, k: int, rng=None, *, seed=None) -> Support:
+        """Draw ``k`` i.i.d. points of mu: a uniform pair, then a uniform point of its box.
+
+        ``rng`` (or ``seed``) is anything :func:`circuits.as_rng` accepts.
+        """
+        if rng is not None and seed is not None:
+            raise TypeError("pass either rng or seed, not both")
+        g = as_rng(rng if rng is not None else seed)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"k must be a non-negative int, got {k!r}")
+        idx = g.integers(0, self.support_size, size=int(k), dtype=np.int64)
+        out = self._support_chunk(idx)
+        lo, hi = self._box(idx)
+        if np.any(hi > lo):
+            pts = self._clip_sample(np.clip(g.uniform(lo, hi), lo, hi))
+            out = Support(points=pts, bits=out.bits, labels=out.labels, indices=out.indices)
+        return out
+
+    # ---- geometry ---------------------------------------------------------------
+    def distance(self, points, label: int = 0, *, progress: bool = False):
+        """Distance to Z_label (points or boxes of that label) and the nearest pair's index.
+
+        Evaluates ``dist^2 = min_{IP(a, b) = label} U(a) + V(b)`` where ``U(a)`` is the squared
+        distance of the Alice half of x to Alice's box a (computed coordinate by coordinate, so
+        exactly 0 inside it) and V likewise: O(2^n m) per point for the tables and an exact
+        pruned search over the 4^n pairs (O(4^n) in the worst case, far less in practice).
+
+        Returns
+        -------
+        (dist, k) : float64 (N,), int64 (N,)
+        """
+        if label not in (0, 1):
+            raise ValueError(f"label must be 0 or 1, got {label!r}")
+        x = as_points(points, self.dim)
+        out = np.empty(x.shape[0], dtype=np.float64)
+        arg = np.empty(x.shape[0], dtype=np.int64)
+        step = max(1, _CHUNK_BYTES // (16 << self._n))
+        with progress_bar(x.shape[0], enabled=progress, desc="distance", unit="pt") as bar:
+            for lo in range(0, x.shape[0], step):
+                U, V = self._tables(x[lo: lo + step])
+                v, a = _kernels._min_over_label(U, V, np.int64(label))
+                out[lo: lo + step] = np.sqrt(v)
+                arg[lo: lo + step] = a
+                bar.update(U.shape[0])
+        return out, arg
+
+    def target(self, points, *, progress: bool = False) -> np.ndarray:
+        """``f_d(x) = min{1, dist(x, Z_0) / delta*}`` for each row: float64 ``(N,)``.
+
+        Equal to the label on the support (to rounding), ``1/delta*``-Lipschitz on R^d.
+        """
+        dist, _ = self.distance(points, 0, progress=progress)
+        return np.minimum(1.0, dist / self.delta_star)
+
+    def project(self, points, label: int = 0):
+        """Nearest point of Z_label to each point: ``(nearest float64 (N, d), dist, k)``."""
+        x = as_points(points, self.dim)
+        dist, k = self.distance(x, label)
+        lo, hi = self._box(k)
+        return np.clip(x, lo, hi), dist, k
+
+    def rounded_label(self, points) -> np.ndarray:
+        """``IP(dec(x))`` (uint8): equals f_d on the support, discontinuous elsewhere."""
+        z = self.decode(points)
+        n = self._n
+        return ((z[:, :n] & z[:, n:]).sum(axis=1) & 1).astype(np.uint8)
+
+    def delta_star_witness(self):
+        """A label-0 point and a label-1 point of the support at distance exactly delta*.
+
+        Returns ``(x0, x1, k0, k1)``: the points and their pairs' cube indices.
+        """
+        k0, k1 = self._witness_pairs()
+        lo, hi = self._box(np.array([k0, k1], dtype=np.int64))
+        # facing corners: in each coordinate take the point of each interval closest to the other
+        mid = (np.maximum(lo[0], lo[1]) + np.minimum(hi[0], hi[1])) / 2   # inside both if overlapping
+        x0 = np.where(hi[0] < lo[1], hi[0], np.where(lo[0] > hi[1], lo[0], mid))
+        x1 = np.clip(x0, lo[1], hi[1])
+        return x0, x1, int(k0), int(k1)
+
+    def _witness_pairs(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---- checks -----------------------------------------------------------------
+    def check_lipschitz(self, n_pairs: int = 2000, seed=0) -> LipschitzReport:
+        """Check ``|f(x) - f(x')| <= L ||x - x'||`` on sampled pairs of three kinds.
+
+        * ``"near"``: samples of mu with Gaussian noise of size about delta*, each paired with a
+          small perturbation of itself and with another noisy sample;
+        * ``"domain"``: independent random points of the domain (the unit ball, or the cube),
+          and close pairs among them;
+        * ``"adversarial"``: a label-1 sample and its nearest point of Z_0 (ratio 1 when their
+          distance is delta*), the delta* witness pair, and points along the segment between.
+
+        Examples
+        --------
+        >>> r = HardInstance(3, seed=0).check_lipschitz(200, seed=1)
+        >>> r.ok, sorted(r.max_ratio)
+        (True, ['adversarial', 'domain', 'near'])
+        """
+        g = as_rng(seed)
+        L = self.lipschitz_constant
+        n_pairs = int(n_pairs)
+        if n_pairs < 1:
+            raise ValueError(f"n_pairs must be >= 1, got {n_pairs}")
+        d = self.dim
+        delta = self.delta_star
+        pairs = {}
+        s = self.sample(n_pairs, g).points
+        x = s + g.standard_normal(s.shape) * (delta / math.sqrt(d))
+        xp = x + g.standard_normal(s.shape) * (0.05 * delta / math.sqrt(d))
+        y = self.sample(n_pairs, g).points
+        pairs["near"] = (np.vstack([x, x]), np.vstack([xp, y]))
+        u = self._domain_sample(n_pairs, g)
+        v = self._domain_sample(n_pairs, g)
+        w = u + g.standard_normal(u.shape) * (0.02 / math.sqrt(d))
+        pairs["domain"] = (np.vstack([u, u]), np.vstack([v, w]))
+        ones = self.sample(4 * n_pairs, g)
+        x1 = ones.points[ones.labels == 1][:n_pairs]
+        near0, _, _ = self.project(x1, 0)
+        w0, w1, _, _ = self.delta_star_witness()
+        t = np.linspace(0.0, 1.0, 33)[:, None]
+        seg = (1 - t) * w0 + t * w1
+        pairs["adversarial"] = (np.vstack([x1, w0[None], seg[:-1]]),
+                                np.vstack([near0, w1[None], seg[1:]]))
+        ratios, counts, worst, worst_r = {}, {}, (), -1.0
+        for kind, (p, q) in pairs.items():
+            fp, fq = self.target(p), self.target(q)
+            dist = np.linalg.norm(p - q, axis=1)
+            ok = dist > 0
+            r = np.abs(fp - fq)[ok] / (L * dist[ok])
+            ratios[kind] = float(r.max()) if r.size else 0.0
+            counts[kind] = int(ok.sum())
+            if r.size and r.max() > worst_r:
+                i = int(np.flatnonzero(ok)[np.argmax(r)])
+                worst_r, worst = float(r.max()), (kind, p[i], q[i])
+        return LipschitzReport(lipschitz_constant=L, n_pairs=counts, max_ratio=ratios, worst=worst)
+
+    # ---- helpers ----------------------------------------------------------------
+    def _check_indices(self, k) -> np.ndarray:
+        k = np.atleast_1d(np.asarray(k))
+        if k.ndim != 1 or not (np.issubdtype(k.dtype, np.integer) or k.size == 0):
+            raise DimensionError(f"k must be a 1-D array of integer cube indices, got dtype "
+                                 f"{k.dtype} shape {k.shape}")
+        k = k.astype(np.int64)
+        if k.size and (k.min() < 0 or k.max() >= self.support_size):
+            raise DimensionError(f"cube indices must lie in [0, 4^{self._n}) = [0, "
+                                 f"{self.support_size}), got min {k.min()} max {k.max()}")
+        return k
+
+
+class HardInstance(PairInstance):
     """The hard distribution mu_tau and the target f_d for n bits per party (THEORY §2).
 
     Parameters
@@ -158,6 +419,11 @@ class HardInstance:
         Box radius: 0 (discrete mu_0) or 0 < tau <= MAX_TAU = 0.15 (boxes mu_tau).
     seed, tries
         Passed to :class:`CodeEmbedding` (the generator search).
+
+    Notes
+    -----
+    ``support()`` returns the 4^n points ``x_{a,b}`` for tau = 0 and the box centres
+    ``x_{a,b} / (1 + tau)`` for tau > 0; :meth:`sample` draws from mu_tau itself.
 
     Examples
     --------
@@ -174,16 +440,14 @@ class HardInstance:
     def __init__(self, n: int, m: "int | None" = None, tau: float = 0.0, seed=0,
                  tries: int = 200, *, progress: bool = False):
         n = check_n_bits(n, minimum=1, maximum=MAX_INSTANCE_BITS)
-        try:
-            tau = float(tau)
-        except (TypeError, ValueError):
-            raise TypeError(f"tau must be a float, got {type(tau).__name__}") from None
+        if isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)):
+            raise TypeError(f"tau must be a float, got {type(tau).__name__}")
+        tau = float(tau)
         if not (tau == 0.0 or 0.0 < tau <= MAX_TAU):
             raise DimensionError(
                 f"tau must be 0 (discrete mu_0) or lie in (0, {MAX_TAU}] (boxes), got {tau!r}: "
-                f"boxes of half-width tau/sqrt(2m) must stay far from each other (the gap between "
-                f"labels shrinks by (1 - tau)/(1 + tau)) and the depth-3 net needs 1 - 2 tau > 0; "
-                f"use tau <= MAX_TAU = {MAX_TAU}")
+                f"the label gap shrinks to delta*_0 (1 - tau)/(1 + tau) and the depth-3 net of "
+                f"THEORY §3.2 needs margin 1 - 2 tau; use 0 <= tau <= MAX_TAU = {MAX_TAU}")
         self._embedding = CodeEmbedding(n, m, seed=seed, tries=tries, progress=progress)
         self._n = n
         self._m = self._embedding.m
@@ -196,11 +460,8 @@ class HardInstance:
 
     # ------------------------------------------------------------------ sizes
     @property
-    def n(self) -> int:
-        return self._n
-
-    @property
     def m(self) -> int:
+        """Code length per party."""
         return self._m
 
     @property
@@ -223,10 +484,6 @@ class HardInstance:
         return ProductEmbedding(self._embedding, self._embedding)
 
     @property
-    def support_size(self) -> int:
-        return 1 << (2 * self._n)
-
-    @property
     def half_width(self) -> float:
         """Half-width of each box, ``tau / (sqrt(2m) (1 + tau))`` (0 for mu_0)."""
         return self._half
@@ -236,67 +493,40 @@ class HardInstance:
         """``dist(Z_0, Z_1) = sqrt(2 d_C / m) (1 - tau) / (1 + tau)``."""
         return self._delta
 
-    @property
-    def lipschitz_constant(self) -> float:
-        """``1/delta*``: the certified Lipschitz constant of :meth:`target` (THEORY §2.3)."""
-        return 1.0 / self._delta
-
-    @property
-    def label_one_fraction(self) -> float:
-        """``P_mu(IP = 1) = 1/2 - 2^(-n-1)``."""
-        return 0.5 - 2.0 ** (-self._n - 1)
-
-    @property
-    def best_constant_mse(self) -> float:
-        """``min_c E_mu (c - f)^2 = p (1 - p) = 1/4 - 4^(-n-1)``."""
-        return 0.25 - 4.0 ** (-self._n - 1)
-
-    # ------------------------------------------------------------------ support
-    def points_of(self, k) -> np.ndarray:
-        """Support points (box centres for tau > 0) of the cube indices k: float64 ``(N, d)``."""
-        k = self._check_indices(k)
+    # ------------------------------------------------------------------ hooks
+    def _support_points(self, k: np.ndarray) -> np.ndarray:
         a, b = split_index(k, self._n)
         c = self._centre
-        ca = np.where(self._encode_idx(a) == 1, c, -c)
-        cb = np.where(self._encode_idx(b) == 1, c, -c)
+        enc = self._embedding.encode
+        ca = np.where(enc(bits_of(a, self._n).reshape(-1, self._n)) == 1, c, -c)
+        cb = np.where(enc(bits_of(b, self._n).reshape(-1, self._n)) == 1, c, -c)
         return np.hstack([ca, cb])
 
-    def labels_of(self, k) -> np.ndarray:
-        """``IP(a, b)`` of cube indices ``k = a + 2^n b`` as uint8."""
-        k = self._check_indices(k)
-        a, b = split_index(k, self._n)
-        return (np.bitwise_count(a & b) & 1).astype(np.uint8)
+    def _box(self, k: np.ndarray):
+        c = self._support_points(k)
+        return c - self._half, c + self._half
 
-    def _support_chunk(self, k: np.ndarray) -> Support:
-        return Support(points=self.points_of(k), bits=bits_of(k, 2 * self._n).reshape(-1, 2 * self._n),
-                       labels=self.labels_of(k), indices=k)
+    def _clip_sample(self, x: np.ndarray) -> np.ndarray:
+        # removes only rounding-level excess: |x_j| <= 1/sqrt(2m) keeps ||x|| <= 1
+        s = self._embedding.scale
+        return np.clip(x, -s, s)
 
-    def support(self, *, allow_large: bool = False) -> Support:
-        """All 4^n support points (tau = 0) or box centres (tau > 0), in cube order.
+    def _domain_sample(self, k: int, g) -> np.ndarray:
+        return uniform_ball(k, self.dim, g)
 
-        Raises
-        ------
-        DimensionError
-            When 4^n rows do not fit (see :func:`circuits.hypercube.check_exhaustive`); use
-            :meth:`iter_support` to stream.
-        """
-        check_exhaustive(2 * self._n, allow_large=allow_large,
-                         bytes_per_point=8 * self.dim + 2 * self._n + 9,
-                         what=f"HardInstance.support() (use iter_support(chunk=...) to stream)")
-        return self._support_chunk(np.arange(self.support_size, dtype=np.int64))
+    def _tables(self, x: np.ndarray):
+        m = self._m
+        words = self._embedding.codeword_words()
+        U = _kernels._sqdist_table(words, np.ascontiguousarray(x[:, :m]), self._centre, self._half)
+        V = _kernels._sqdist_table(words, np.ascontiguousarray(x[:, m:]), self._centre, self._half)
+        return U, V
 
-    def iter_support(self, chunk: int = 1 << 16, *, progress: bool = False):
-        """Yield the support in cube order as :class:`Support` chunks of at most ``chunk`` rows."""
-        chunk = int(chunk)
-        if chunk < 1:
-            raise ValueError(f"chunk must be a positive int, got {chunk}")
-        total = self.support_size
-        with progress_bar(total, enabled=progress, desc="support", unit="pt") as bar:
-            for lo in range(0, total, chunk):
-                k = np.arange(lo, min(total, lo + chunk), dtype=np.int64)
-                yield self._support_chunk(k)
-                bar.update(len(k))
+    def _witness_pairs(self):
+        e = self._embedding.min_weight_message
+        b = 1 << (int(e).bit_length() - 1)        # a unit vector with <e, b> = 1
+        return 0 + (b << self._n), e + (b << self._n)   # IP(0, b) = 0, IP(e, b) = 1
 
+    # ------------------------------------------------------------------ the instance
     def sample(self, k: int, rng=None, *, seed=None) -> Support:
         """Draw ``k`` i.i.d. points from mu_tau (uniform pair; uniform in its box if tau > 0).
 
@@ -312,56 +542,7 @@ class HardInstance:
         >>> bool((inst.decode(s.points) == s.bits).all())
         True
         """
-        if rng is not None and seed is not None:
-            raise TypeError("pass either rng or seed, not both")
-        g = as_rng(rng if rng is not None else seed)
-        k = int(k)
-        if k < 0:
-            raise ValueError(f"k must be >= 0, got {k}")
-        idx = g.integers(0, self.support_size, size=k, dtype=np.int64)
-        out = self._support_chunk(idx)
-        if self._tau > 0:
-            c, h = out.points, self._half
-            noise = g.uniform(-h, h, size=c.shape)
-            # clipping only removes rounding-level excess: |x_j| <= 1/sqrt(2m) keeps ||x|| <= 1
-            pts = np.clip(np.clip(c + noise, c - h, c + h), -self._embedding.scale,
-                          self._embedding.scale)
-            out = Support(points=pts, bits=out.bits, labels=out.labels, indices=out.indices)
-        return out
-
-    # ------------------------------------------------------------------ geometry
-    def distance(self, points, label: int = 0, *, progress: bool = False):
-        """Distance to Z_label (points or boxes of that label) and the nearest pair's index.
-
-        Evaluates ``dist^2 = min_{IP(a, b) = label} D_A(a) + D_B(b)`` with ``D_A(a)`` the squared
-        distance of the Alice half to the (box around the) codeword a, computed coordinate by
-        coordinate: O(2^n m) per point for the tables, and an exact pruned search over the
-        4^n pairs (O(4^n) in the worst case, far less in practice).
-
-        Returns
-        -------
-        (dist, k) : float64 (N,), int64 (N,)
-        """
-        if label not in (0, 1):
-            raise ValueError(f"label must be 0 or 1, got {label!r}")
-        x = as_points(points, self.dim)
-        words = self._embedding.codeword_words()
-        out = np.empty(x.shape[0], dtype=np.float64)
-        arg = np.empty(x.shape[0], dtype=np.int64)
-        m = self._m
-        step = max(1, _CHUNK_BYTES // (16 << self._n))
-        with progress_bar(x.shape[0], enabled=progress, desc="f_d", unit="pt") as bar:
-            for lo in range(0, x.shape[0], step):
-                xs = x[lo: lo + step]
-                U = _kernels._sqdist_table(words, np.ascontiguousarray(xs[:, :m]), self._centre,
-                                           self._half)
-                V = _kernels._sqdist_table(words, np.ascontiguousarray(xs[:, m:]), self._centre,
-                                           self._half)
-                v, a = _kernels._min_over_label(U, V, np.int64(label))
-                out[lo: lo + step] = np.sqrt(v)
-                arg[lo: lo + step] = a
-                bar.update(xs.shape[0])
-        return out, arg
+        return super().sample(k, rng, seed=seed)
 
     def target(self, points, *, progress: bool = False) -> np.ndarray:
         """``f_d(x) = min{1, dist(x, Z_0) / delta*}`` for each row: float64 ``(N,)``.
@@ -375,19 +556,7 @@ class HardInstance:
         >>> bool(np.allclose(inst.target(S.points), S.labels, atol=1e-12, rtol=0))
         True
         """
-        dist, _ = self.distance(points, 0, progress=progress)
-        return np.minimum(1.0, dist / self._delta)
-
-    def project(self, points, label: int = 0):
-        """Nearest point of Z_label to each point: ``(nearest float64 (N, d), dist, k)``."""
-        x = as_points(points, self.dim)
-        dist, k = self.distance(x, label)
-        c = self.points_of(k)
-        if self._half > 0:
-            nearest = np.clip(x, c - self._half, c + self._half)
-        else:
-            nearest = c
-        return nearest, dist, k
+        return super().target(points, progress=progress)
 
     def decode(self, points, method: str = "round") -> np.ndarray:
         """Pair bits ``(a, b)`` of each point, uint8 ``(N, 2n)`` (THEORY §2.4).
@@ -400,16 +569,10 @@ class HardInstance:
         return np.hstack([self._embedding.decode(x[:, :m], method),
                           self._embedding.decode(x[:, m:], method)])
 
-    def rounded_label(self, points) -> np.ndarray:
-        """``IP(dec(x))`` (uint8): equals f_d on the support, discontinuous elsewhere."""
-        z = self.decode(points)
-        n = self._n
-        return (z[:, :n] & z[:, n:]).sum(axis=1).astype(np.uint8) & 1
-
     def delta_star_witness(self):
         """A pair ``(x0, x1)`` of label-0 and label-1 support points at distance exactly delta*.
 
-        ``(a, b)`` with ``<e, b> = 1`` and ``(a XOR e, b)``, e the minimum-weight message; for
+        ``(0, b)`` and ``(e, b)`` with e the minimum-weight message and ``<e, b> = 1``; for
         tau > 0 the points are on the facing sides of the two boxes.  Returns
         ``(x0, x1, k0, k1)``.
 
@@ -422,72 +585,23 @@ class HardInstance:
         >>> inst.labels_of([k0, k1]).tolist()
         [0, 1]
         """
-        e = self._embedding.min_weight_message
-        n = self._n
-        b = 1 << (int(e).bit_length() - 1)        # a unit vector with <e, b> = 1
-        k0 = 0 + (b << n)                          # IP(0, b) = 0
-        k1 = e + (b << n)                          # IP(e, b) = 1
-        c0, c1 = self.points_of([k0, k1])
-        h = self._half
-        x0 = c0 + np.sign(c1 - c0) * h * (c0 != c1)
-        x1 = c1 + np.sign(c0 - c1) * h * (c0 != c1)
-        return x0, x1, int(k0), int(k1)
+        return super().delta_star_witness()
 
     def shift_signs(self, r, s) -> np.ndarray:
         """Diagonal of ``R_{r,s} = diag((-1)^C(r), (-1)^C(s))``: float64 (d,) of +-1.
 
-        ``x_{a XOR r, b XOR s} = R_{r,s} x_{a,b}`` (and likewise for boxes, with the same noise
+        ``x_{a XOR r, b XOR s} = R_{r,s} x_{a,b}`` (and likewise for boxes, with the noise
         reflected).  ``r``, ``s`` are message indices or rows of n bits.
+
+        Examples
+        --------
+        >>> inst = HardInstance(2, seed=0)
+        >>> k, r, s = 1 + 4 * 2, 3, 1                     # (a, b) = (1, 2) -> (1^3, 2^1) = (2, 3)
+        >>> bool(np.array_equal(inst.points_of(2 + 4 * 3)[0],
+        ...                     inst.shift_signs(r, s) * inst.points_of(k)[0]))
+        True
         """
         return np.concatenate([self._embedding.sign_flip(r), self._embedding.sign_flip(s)])
-
-    # ------------------------------------------------------------------ checks
-    def check_lipschitz(self, n_pairs: int = 2000, seed=0) -> LipschitzReport:
-        """Check ``|f(x) - f(x')| <= L ||x - x'||`` on sampled pairs of three kinds.
-
-        * ``"near"``: mu_tau samples with Gaussian noise of size about delta*, paired with a
-          nearby perturbation and with another noisy sample;
-        * ``"ball"``: independent uniform points of the unit ball, and close pairs among them;
-        * ``"adversarial"``: a label-1 sample and its nearest point of Z_0 (ratio 1 when the
-          distance is delta*), the delta* witness pair, and points along the segment between.
-        """
-        g = as_rng(seed)
-        L = self.lipschitz_constant
-        n_pairs = int(n_pairs)
-        d = self.dim
-        pairs = {}
-        # near the support
-        s = self.sample(n_pairs, g).points
-        x = s + g.standard_normal(s.shape) * (self._delta / math.sqrt(d))
-        xp = x + g.standard_normal(s.shape) * (0.05 * self._delta / math.sqrt(d))
-        y = self.sample(n_pairs, g).points
-        pairs["near"] = (np.vstack([x, x]), np.vstack([xp, y]))
-        # random in the ball
-        u = uniform_ball(n_pairs, d, g)
-        v = uniform_ball(n_pairs, d, g)
-        w = u + g.standard_normal(u.shape) * (0.02 / math.sqrt(d))
-        pairs["ball"] = (np.vstack([u, u]), np.vstack([v, w]))
-        # adversarial: nearest points of different label
-        ones = self.sample(4 * n_pairs, g)
-        x1 = ones.points[ones.labels == 1][:n_pairs]
-        near0, _, _ = self.project(x1, 0)
-        w0, w1, _, _ = self.delta_star_witness()
-        t = np.linspace(0.0, 1.0, 33)[:, None]
-        seg = (1 - t) * w0 + t * w1
-        pairs["adversarial"] = (np.vstack([x1, w0[None], seg[:-1]]),
-                                np.vstack([near0, w1[None], seg[1:]]))
-        ratios, counts, worst, worst_r = {}, {}, (), -1.0
-        for kind, (p, q) in pairs.items():
-            fp, fq = self.target(p), self.target(q)
-            dist = np.linalg.norm(p - q, axis=1)
-            ok = dist > 0
-            r = np.abs(fp - fq)[ok] / (L * dist[ok])
-            ratios[kind] = float(r.max()) if r.size else 0.0
-            counts[kind] = int(ok.sum())
-            if r.size and r.max() > worst_r:
-                i = int(np.flatnonzero(ok)[np.argmax(r)])
-                worst_r, worst = float(r.max()), (kind, p[i], q[i])
-        return LipschitzReport(lipschitz_constant=L, n_pairs=counts, max_ratio=ratios, worst=worst)
 
     def summary(self) -> InstanceSummary:
         """Sizes, certified distance, delta*, L, support size and the best constant MSE.
@@ -518,7 +632,7 @@ class HardInstance:
                                best_constant_mse=self.best_constant_mse)
 
     def to_dict(self) -> dict:
-        """Summary plus the generator (JSON-ready)."""
+        """Summary plus the generator rows (JSON-ready)."""
         out = self.summary().to_dict()
         out["generator"] = self._embedding.to_dict()["generator"]
         return out
@@ -526,18 +640,3 @@ class HardInstance:
     def __repr__(self) -> str:
         return (f"HardInstance(n={self._n}, m={self._m}, tau={self._tau}, "
                 f"seed={self._embedding.seed!r}, min_distance={self._embedding.min_distance})")
-
-    # ------------------------------------------------------------------ helpers
-    def _check_indices(self, k) -> np.ndarray:
-        k = np.atleast_1d(np.asarray(k))
-        if k.ndim != 1 or not np.issubdtype(k.dtype, np.integer):
-            raise DimensionError(f"k must be a 1-D array of integer cube indices, got dtype "
-                                 f"{k.dtype} shape {k.shape}")
-        k = k.astype(np.int64)
-        if k.size and (k.min() < 0 or k.max() >= self.support_size):
-            raise DimensionError(f"cube indices must lie in [0, 4^{self._n}) = [0, "
-                                 f"{self.support_size}), got min {k.min()} max {k.max()}")
-        return k
-
-    def _encode_idx(self, a: np.ndarray) -> np.ndarray:
-        return self._embedding.encode(bits_of(a, self._n).reshape(-1, self._n))
