@@ -1,0 +1,34 @@
+"""The σ-network -> threshold-circuit reduction and the worst-to-average self-reduction.
+
+THEORY §4, as small composable steps, each returning a frozen object with ``.steps`` and
+``.to_dict()``:
+
+1. :func:`staircase` — σ-neurons -> threshold gates with a proven sup error (§4.1);
+2. :func:`quantise` and :func:`threshold_circuit` — bottom weights on ηZ, K counts, the integer
+   :class:`circuits.ThresholdCircuit` over the code bits, checked on all 4^n points (§4.2);
+3. :func:`self_reduce` — k twisted XOR shifts, exact margins over all 4^n pairs (§4.3–4.4);
+4. :func:`certify` — the chain of inequalities down to Forster's bound, and §4.7.
+
+:func:`reduce_network` runs all four.
+"""
+
+from networks.reduction.staircase import Staircase, staircase, staircase_gate_count
+from networks.reduction.quantise import (CircuitReduction, QuantisedNetwork, quantisation_grid,
+                                         quantise, threshold_circuit)
+from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, hoeffding_k,
+                                           ip_sign_matrix, numerical_rank, random_shifts,
+                                           self_reduce, shifted_network, synthetic_approximator,
+                                           twist_sign, twisted_sums, value_matrix)
+from networks.reduction.certificates import (Certificate, Inequality, certify, correlation_bound,
+                                             correlation_width_bound)
+from networks.reduction.pipeline import ReductionReport, reduce_network, support_mse
+
+__all__ = [
+    "Staircase", "staircase", "staircase_gate_count",
+    "QuantisedNetwork", "quantise", "quantisation_grid", "CircuitReduction", "threshold_circuit",
+    "SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "hoeffding_k",
+    "ip_sign_matrix", "numerical_rank", "random_shifts", "shifted_network",
+    "synthetic_approximator", "twist_sign", "value_matrix",
+    "Certificate", "Inequality", "certify", "correlation_bound", "correlation_width_bound",
+    "ReductionReport", "reduce_network", "support_mse",
+]

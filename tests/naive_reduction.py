@@ -1,0 +1,66 @@
+"""Slow, obviously correct twins of the reduction's computations (Python ints and plain loops)."""
+
+from __future__ import annotations
+
+import math
+
+
+def popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def ip(a: int, b: int) -> int:
+    return popcount(a & b) & 1
+
+
+def chi(u: int, z: int) -> int:
+    return -1 if popcount(u & z) & 1 else 1
+
+
+def twisted_M(V, shifts):
+    """M_k[a][b] = (1/k) sum_j chi_s(a) chi_r(b) (-1)^<r,s> V[a^r][b^s], plain loops."""
+    size = len(V)
+    k = len(shifts)
+    M = [[0.0] * size for _ in range(size)]
+    for a in range(size):
+        for b in range(size):
+            acc = 0.0
+            for r, s in shifts:
+                acc += chi(s, a) * chi(r, b) * chi(r, s) * V[a ^ r][b ^ s]
+            M[a][b] = acc / k
+    return M
+
+
+def prefix_margins(V, shifts):
+    """min_{a,b} H(a,b) M_t(a,b) for t = 1..k."""
+    size = len(V)
+    out = []
+    for t in range(1, len(shifts) + 1):
+        M = twisted_M(V, shifts[:t])
+        out.append(min((1 - 2 * ip(a, b)) * M[a][b] for a in range(size) for b in range(size)))
+    return out
+
+
+def depth2_value(W, b, u, u0, sigma, x):
+    """u0 + sum_i u_i sigma(<w_i, x> + b_i) with Python floats."""
+    return u0 + sum(ui * sigma(sum(wij * xj for wij, xj in zip(wi, x)) + bi)
+                    for wi, bi, ui in zip(W, b, u))
+
+
+def gate_layer_value(bottom_w, bottom_t, top_w, c):
+    """sum_g top_w[g] [<bottom_w[g], c> >= bottom_t[g]] in exact Python ints."""
+    total = 0
+    for wg, tg, vg in zip(bottom_w, bottom_t, top_w):
+        if sum(int(w) * int(ci) for w, ci in zip(wg, c)) >= int(tg):
+            total += int(vg)
+    return total
+
+
+def distinct_counts(q_rows, code_rows):
+    """K_i = #distinct sum_j q_ij (2 c_j - 1) over the code rows (Python ints)."""
+    return [len({sum(int(qj) * (2 * int(cj) - 1) for qj, cj in zip(q, c)) for c in code_rows})
+            for q in q_rows]
+
+
+def hoeffding_k(M, rho, n, delta):
+    return math.ceil((32 * M * M / (rho * rho)) * (2 * n * math.log(2) + math.log(2 / delta)))
