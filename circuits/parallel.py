@@ -438,7 +438,8 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
         acc = initial
         try:
             with progress_bar(len(futures), enabled=progress, desc=desc, unit="chunk") as bar:
-                for fut, part in distributed.as_completed(futures, with_results=True):
+                for fut, part in distributed.as_completed(futures, with_results=True,
+                                                          loop=client.loop):
                     if fut.key not in pending:  # pragma: no cover - defensive: never fold twice
                         continue
                     pending.discard(fut.key)

@@ -1,0 +1,218 @@
+"""Dask backend: a 2-worker LocalCluster (processes) must give the local answer bit for bit.
+
+One cluster is shared by the whole module (start-up costs ~2 s).  Chunk wrappers used to inject
+failures live at module level so that worker processes can unpickle them.
+"""
+
+import logging
+import os
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+import circuits as c  # noqa: E402
+from circuits import parallel  # noqa: E402
+from circuits.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks  # noqa: E402
+from tests import naive  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+    cl = distributed.Client(cluster, set_as_default=False)
+    try:
+        cl.wait_for_workers(2, timeout=60)
+        yield cl
+    finally:
+        cl.close()
+        cluster.close()
+
+
+def _random_depth2(seed, N, width=6):
+    rng = np.random.default_rng(seed)
+    W = rng.integers(-8, 9, size=(width, N))
+    t = np.median(W, axis=1).astype(np.int64)  # thresholds near the medians, as in W1
+    return c.ThresholdCircuit.depth2(W, t, rng.integers(-8, 9, size=width), 1)
+
+
+def _add(a, b):
+    return a + b
+
+
+def _squares(start, stop):
+    return sum(k * k + 1 for k in range(start, stop))
+
+
+def _numba_threads(start, stop):
+    import numba
+    return {numba.get_num_threads()}
+
+
+def _union(a, b):
+    return a | b
+
+
+class _KillMidRun(distributed.WorkerPlugin):
+    """Worker plugin: the first worker to start its ``after``-th depthsep chunk exits abruptly.
+
+    It dies holding the results of the chunks it finished and with tasks assigned, the way a
+    machine is lost.  A marker file created with O_EXCL makes sure exactly one process dies,
+    once (the restarted worker and the survivor see the marker and carry on).
+    """
+
+    name = "depthsep-test-kill-mid-run"
+
+    def __init__(self, marker, after=3):
+        self.marker, self.after, self.started = str(marker), after, 0
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "executing" or not str(key).startswith("depthsep-chunk-"):
+            return
+        self.started += 1
+        if self.started < self.after:
+            return
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, f"{os.getpid()} {self.started}".encode())
+        os.close(fd)
+        os._exit(17)
+
+
+class _FailOnce:
+    """Chunk wrapper whose first call raises (transient error); Dask retries the task."""
+
+    def __init__(self, fn, marker):
+        self.fn, self.marker = fn, str(marker)
+
+    def __call__(self, start, stop):
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return self.fn(start, stop)
+        os.close(fd)
+        raise OSError("transient failure in a chunk")
+
+
+class _AlwaysFail:
+    def __call__(self, start, stop):
+        raise ArithmeticError(f"chunk [{start}, {stop}) is broken")
+
+
+def _local(circ, target):
+    return c.count_disagreements(circ, target)
+
+
+def _same(a, b):
+    assert (a.count, a.index, a.n_points) == (b.count, b.index, b.n_points)
+    if a.counterexample is None:
+        assert b.counterexample is None
+    else:
+        assert a.counterexample.dtype == b.counterexample.dtype
+        assert a.counterexample.tolist() == b.counterexample.tolist()
+
+
+# ------------------------------------------------------------------ same answers as local
+
+@pytest.mark.parametrize("chunk_bits", [None, 7])
+def test_count_disagreements_on_cluster_matches_local_and_naive(client, chunk_bits):
+    N = 10
+    circ = _random_depth2(1, N)
+    ref = naive.circuit_table(naive.layers_of(circ), N)
+    table = np.random.default_rng(2).integers(0, 2, size=1 << N).astype(np.uint8)
+    targets = ["ip", "parity", "majority", table, c.Constant(N, 0)]
+    for target in targets:
+        local = _local(circ, target)
+        remote = c.count_disagreements(circ, target, client=client, chunk_bits=chunk_bits)
+        _same(remote, local)
+    diff = [k for k in range(1 << N) if ref[k] != table[k]]
+    remote = c.count_disagreements(circ, table, client=client, chunk_bits=chunk_bits)
+    assert (remote.count, remote.index) == (len(diff), diff[0] if diff else -1)
+    assert c.count_ones(circ, client=client, chunk_bits=chunk_bits) == sum(ref) \
+        == c.count_ones(circ)
+
+
+def test_constructions_on_cluster(client):
+    for circ, target in [(c.ip_depth3(6), "ip"), (c.ip_depth3(6), "parity"),
+                         (c.parity_depth2(12), "parity"), (c.majority_gate(13), "and")]:
+        _same(c.count_disagreements(circ, target, client=client), _local(circ, target))
+    assert c.count_disagreements(c.ip_depth3(6), "ip", client=client).agrees
+
+
+def test_larger_cube_many_chunks_with_progress(client):
+    circ = _random_depth2(5, 18, width=16)
+    local = _local(circ, "ip")
+    remote = c.count_disagreements(circ, "ip", client=client, chunk_bits=12, progress=True)
+    _same(remote, local)   # 64 chunks folded in completion order
+
+
+def test_executor_forms_of_dask(client):
+    circ = _random_depth2(3, 12)
+    local = _local(circ, "parity")
+    _same(c.count_disagreements(circ, "parity", executor=client.get_executor(), chunk_bits=8),
+          local)
+    addr = client.scheduler.address          # a scheduler address opens (and closes) a client
+    _same(c.count_disagreements(circ, "parity", client=addr, chunk_bits=8), local)
+    with distributed.Client(addr):           # executor="dask": the current default client
+        _same(c.count_disagreements(circ, "parity", executor="dask", chunk_bits=8), local)
+
+
+def test_generic_fold_with_array_combine(client):
+    got = run_chunks(_squares, 20000, combine=_add, initial=0, client=client, chunk_size=1234)
+    assert got == sum(k * k + 1 for k in range(20000))
+    assert run_chunks(_squares, 0, combine=_add, initial=7, client=client) == 7
+
+
+def test_numba_threads_on_workers(client):
+    got = run_chunks(_numba_threads, 64, combine=_union, initial=set(), client=client,
+                     chunk_size=4)
+    # two single-thread workers on one host: cores // 2 numba threads per chunk (at least 1)
+    cores = max(client.run(parallel.usable_cpus).values())
+    import numba
+    assert got == {max(1, min(cores // 2, numba.config.NUMBA_NUM_THREADS))}
+    got = run_chunks(_numba_threads, 64, combine=_union, initial=set(), client=client,
+                     chunk_size=4, numba_threads=1)
+    assert got == {1}
+
+
+def test_bad_client_type(client):
+    with pytest.raises(TypeError, match="dask.distributed.Client or a scheduler address"):
+        c.count_ones(c.parity_depth2(3), client=object())
+
+
+# ------------------------------------------------------------------ failures
+
+def test_chunk_that_keeps_failing_raises(client):
+    with pytest.raises(ArithmeticError, match="is broken"):
+        run_chunks(_AlwaysFail(), 1000, combine=_add, initial=0, client=client, chunk_size=100,
+                   retries=1)
+
+
+def test_transient_error_is_retried(client, tmp_path):
+    marker = tmp_path / "failed-once"
+    got = run_chunks(_FailOnce(_squares, marker), 5000, combine=_add, initial=0, client=client,
+                     chunk_size=500, retries=2)
+    assert marker.exists() and got == sum(k * k + 1 for k in range(5000))
+
+
+def test_worker_killed_mid_run_still_exact(client, tmp_path):
+    N = 16
+    circ = _random_depth2(11, N, width=12)
+    local_ip, local_ones = _local(circ, "ip"), c.count_ones(circ)
+    marker = tmp_path / "killed"
+    client.register_plugin(_KillMidRun(marker), name=_KillMidRun.name)
+    try:
+        remote = c.count_disagreements(circ, "ip", client=client, chunk_bits=10)  # 64 chunks
+        assert marker.exists(), "no worker was killed: the test did not exercise a failure"
+        assert c.count_ones(circ, client=client, chunk_bits=10) == local_ones
+    finally:
+        client.unregister_worker_plugin(_KillMidRun.name)
+    _same(remote, local_ip)
+    pid = int(marker.read_text().split()[0])
+    assert pid != os.getpid()
+    assert pid not in client.run(os.getpid).values()   # that process is gone for good
