@@ -11,8 +11,15 @@ from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
                                 Parity, ThresholdFunction, TruthTable, as_boolean_function,
                                 inner_product_mod2, majority, parity)
-from circuits.simulate import Disagreements, count_disagreements, count_ones, evaluate, truth_table
+from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
+                               evaluate_indices, truth_table, work_dtype)
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
+
+from circuits.graph import DagCircuit, DagGate, from_networkx, to_networkx
+from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
+from circuits.threshold_functions import (ThresholdTest, chow_parameters, count_threshold_functions,
+                                          is_threshold_function, min_depth2_size, minimal_weights,
+                                          threshold_functions, threshold_gate)
 
 __all__ = [
     "DepthsepError", "DimensionError", "InvalidCircuitError", "ReductionError",
@@ -20,6 +27,14 @@ __all__ = [
     "ThresholdCircuit", "ThresholdLayer",
     "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or", "ThresholdFunction",
     "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "parity", "majority",
-    "Disagreements", "count_disagreements", "count_ones", "evaluate", "truth_table",
+    "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
+    "truth_table", "work_dtype",
     "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",
+]
+
+__all__ += [
+    "DagCircuit", "DagGate", "to_networkx", "from_networkx",
+    "save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
+    "ThresholdTest", "is_threshold_function", "minimal_weights", "chow_parameters", "threshold_gate",
+    "threshold_functions", "count_threshold_functions", "min_depth2_size",
 ]

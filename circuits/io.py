@@ -98,3 +98,313 @@ def savefig_atomic(fig, path, **kwargs) -> Path:
 
 
 __all__.append("savefig_atomic")
+
+
+# ---------------------------------------------------------------------------------------------
+# Circuits as JSON files
+# ---------------------------------------------------------------------------------------------
+#: The ``"format"`` field of a circuit document.
+CIRCUIT_FORMAT = "depthsep.circuit"
+#: The document version this library writes and reads.
+CIRCUIT_VERSION = 1
+#: Default size limits applied when loading (each overridable by keyword).
+MAX_FILE_BYTES = 1 << 29
+MAX_CIRCUIT_INPUTS = 1 << 16
+MAX_CIRCUIT_GATES = 1 << 20
+MAX_CIRCUIT_WEIGHTS = 1 << 26
+
+_INT64_MAX = (1 << 63) - 1
+
+__all__ += ["save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
+            "CIRCUIT_FORMAT", "CIRCUIT_VERSION"]
+
+
+def circuit_to_dict(circuit) -> dict:
+    """The JSON document of a :class:`~circuits.threshold.ThresholdCircuit` or
+    :class:`~circuits.graph.DagCircuit` (plain Python ints; exact beyond 2^53).
+
+    Layered::
+
+        {"format": "depthsep.circuit", "version": 1, "kind": "layered", "n_inputs": N,
+         "layers": [{"weights": [[...], ...], "thresholds": [...]}, ...]}
+
+    DAG::
+
+        {"format": "depthsep.circuit", "version": 1, "kind": "dag", "n_inputs": N,
+         "output": "name", "gates": [{"name": ..., "type": "AND", "inputs": [["x", 0], "g"]},
+                                     {"name": ..., "type": "THR", "inputs": [...],
+                                      "weights": [...], "threshold": t}, ...]}
+
+    Examples
+    --------
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> circuit_to_dict(ThresholdCircuit.single_gate([1, 1], 2))["layers"]
+    [{'weights': [[1, 1]], 'thresholds': [2]}]
+    """
+    from circuits.graph import DagCircuit
+    from circuits.threshold import ThresholdCircuit
+
+    head = {"format": CIRCUIT_FORMAT, "version": CIRCUIT_VERSION}
+    if isinstance(circuit, ThresholdCircuit):
+        return {**head, "kind": "layered", "n_inputs": circuit.n_inputs,
+                "layers": [{"weights": layer.weights.tolist(), "thresholds": layer.thresholds.tolist()}
+                           for layer in circuit.layers]}
+    if isinstance(circuit, DagCircuit):
+        return {**head, "kind": "dag", **circuit.to_dict()}
+    raise TypeError(f"circuit must be a ThresholdCircuit or a DagCircuit, got {type(circuit).__name__}")
+
+
+def save_circuit(circuit, path) -> Path:
+    """Write ``circuit`` to ``path`` as JSON (atomically, via :func:`write_json_atomic`).
+
+    >>> import tempfile, os
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> c = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     load_circuit(save_circuit(c, os.path.join(d, "xor.json"))).equals(c)
+    True
+    """
+    return write_json_atomic(path, circuit_to_dict(circuit), indent=None)
+
+
+class _Doc:
+    """Validation helpers that name the offending location in the document."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def fail(self, msg: str):
+        from circuits.errors import InvalidCircuitError
+
+        raise InvalidCircuitError(f"{self.where}{msg}")
+
+    def integer(self, v, loc: str) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(f"{loc} must be a JSON integer, got {type(v).__name__} {_short(v)}")
+        if abs(v) > _INT64_MAX:
+            self.fail(f"{loc} = {_short(v)} is beyond int64 (|v| > 2^63 - 1)")
+        return v
+
+    def listof(self, v, loc: str, *, max_len: int, min_len: int = 0) -> list:
+        if not isinstance(v, list):
+            self.fail(f"{loc} must be a JSON array, got {type(v).__name__} {_short(v)}")
+        if len(v) < min_len:
+            self.fail(f"{loc} must have at least {min_len} entries, got {len(v)}")
+        if len(v) > max_len:
+            self.fail(f"{loc} has {len(v)} entries, above the limit {max_len}; raise the limit "
+                      f"keyword if the file is trusted")
+        return v
+
+    def obj(self, v, loc: str, required: tuple, optional: tuple = ()) -> dict:
+        if not isinstance(v, dict):
+            self.fail(f"{loc} must be a JSON object, got {type(v).__name__} {_short(v)}")
+        for key in required:
+            if key not in v:
+                self.fail(f"{loc} is missing the field {key!r}")
+        extra = sorted(str(k) for k in v if k not in required and k not in optional)
+        if extra:
+            self.fail(f"{loc} has unknown field(s) {extra[:5]}; expected {list(required + optional)}")
+        return v
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int = MAX_CIRCUIT_INPUTS,
+                      max_gates: int = MAX_CIRCUIT_GATES, max_weights: int = MAX_CIRCUIT_WEIGHTS):
+    """Validate a circuit document (see :func:`circuit_to_dict`) and build the circuit.
+
+    Everything is checked before any array is built: format and version, field names and JSON
+    types (integers must be JSON integers, not floats or booleans), shapes and layer chaining,
+    int64 range and the pre-activation bound, and size limits (``max_inputs``, ``max_gates``,
+    ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.
+
+    Raises
+    ------
+    InvalidCircuitError
+        For every problem, with a message naming the field (e.g. ``layers[1].weights[0][3]``).
+
+    Examples
+    --------
+    >>> circuit_from_dict({"format": "depthsep.circuit", "version": 1, "kind": "layered",
+    ...                    "n_inputs": 2, "layers": [{"weights": [[1, 1]], "thresholds": [1]}]})
+    ThresholdCircuit(n_inputs=2, depth=1, gates=1, bound=3)
+    >>> circuit_from_dict({"format": "depthsep.circuit", "version": 2})
+    Traceback (most recent call last):
+    ...
+    circuits.errors.InvalidCircuitError: circuit document: unsupported version 2; this depthsep reads version 1 (upgrade depthsep to read newer files)
+    """
+    from circuits.errors import InvalidCircuitError
+
+    d = _Doc(where)
+    if not isinstance(doc, dict):
+        d.fail(f"the document must be a JSON object, got {type(doc).__name__}")
+    if doc.get("format") != CIRCUIT_FORMAT:
+        d.fail(f"'format' must be {CIRCUIT_FORMAT!r}, got {_short(doc.get('format'))}; "
+               f"this is not a depthsep circuit file")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        d.fail(f"'version' must be an integer, got {_short(version)}")
+    if version != CIRCUIT_VERSION:
+        d.fail(f"unsupported version {version}; this depthsep reads version {CIRCUIT_VERSION} "
+               f"(upgrade depthsep to read newer files)")
+    kind = doc.get("kind")
+    if kind not in ("layered", "dag"):
+        d.fail(f"'kind' must be 'layered' or 'dag', got {_short(kind)}")
+    try:
+        if kind == "layered":
+            return _layered_from_doc(d, doc, max_inputs, max_gates, max_weights)
+        return _dag_from_doc(d, doc, max_inputs, max_gates, max_weights)
+    except InvalidCircuitError as exc:
+        msg = str(exc)
+        if msg.startswith(where):
+            raise
+        raise InvalidCircuitError(f"{where}{msg}") from None
+
+
+def _n_inputs(d: _Doc, doc, max_inputs: int) -> int:
+    n = d.integer(doc["n_inputs"], "'n_inputs'")
+    if not 1 <= n <= max_inputs:
+        d.fail(f"'n_inputs' must be between 1 and {max_inputs}, got {n}")
+    return n
+
+
+def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
+    from circuits.threshold import ThresholdCircuit, ThresholdLayer
+
+    d.obj(doc, "the document", ("format", "version", "kind", "n_inputs", "layers"), ("metadata",))
+    n_in = _n_inputs(d, doc, max_inputs)
+    layers = d.listof(doc["layers"], "'layers'", max_len=max_gates, min_len=1)
+    total_gates = total_weights = 0
+    built = []
+    for li, layer in enumerate(layers):
+        loc = f"layers[{li}]"
+        d.obj(layer, loc, ("weights", "thresholds"))
+        rows = d.listof(layer["weights"], f"{loc}.weights", max_len=max_gates, min_len=1)
+        total_gates += len(rows)
+        total_weights += len(rows) * n_in
+        if total_gates > max_gates:
+            d.fail(f"{loc}: more than {max_gates} gates in total; raise max_gates if the file is trusted")
+        if total_weights > max_weights:
+            d.fail(f"{loc}: more than {max_weights} weights in total; raise max_weights if the file "
+                   f"is trusted")
+        for j, row in enumerate(rows):
+            d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
+            for i, v in enumerate(row):
+                d.integer(v, f"{loc}.weights[{j}][{i}]")
+        thr = d.listof(layer["thresholds"], f"{loc}.thresholds", max_len=len(rows), min_len=len(rows))
+        for j, v in enumerate(thr):
+            d.integer(v, f"{loc}.thresholds[{j}]")
+        if li == len(layers) - 1 and len(rows) != 1:
+            d.fail(f"{loc}: the output layer must have exactly one gate, got {len(rows)}")
+        try:
+            built.append(ThresholdLayer(rows, thr))
+        except ValueError as exc:
+            d.fail(f"{loc}: {exc}")
+        n_in = len(rows)
+    return ThresholdCircuit(tuple(built))
+
+
+def _dag_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
+    from circuits.graph import DagCircuit, DagGate
+
+    d.obj(doc, "the document", ("format", "version", "kind", "n_inputs", "output", "gates"), ("metadata",))
+    n = _n_inputs(d, doc, max_inputs)
+    output = doc["output"]
+    if not isinstance(output, str):
+        d.fail(f"'output' must be a gate name (a string), got {_short(output)}")
+    gates = d.listof(doc["gates"], "'gates'", max_len=max_gates, min_len=1)
+    total = 0
+    built = []
+    for gi, g in enumerate(gates):
+        loc = f"gates[{gi}]"
+        is_thr = isinstance(g, dict) and isinstance(g.get("type"), str) and g["type"].upper() == "THR"
+        if is_thr:
+            d.obj(g, loc, ("name", "type", "inputs", "weights", "threshold"))
+        else:
+            d.obj(g, loc, ("name", "type", "inputs"))
+        if not isinstance(g["name"], str) or not g["name"]:
+            d.fail(f"{loc}.name must be a non-empty string, got {_short(g['name'])}")
+        if not isinstance(g["type"], str):
+            d.fail(f"{loc}.type must be a string, got {_short(g['type'])}")
+        ins = d.listof(g["inputs"], f"{loc}.inputs", max_len=max_weights, min_len=1)
+        total += len(ins)
+        if total > max_weights:
+            d.fail(f"{loc}: more than {max_weights} wires in total; raise max_weights if trusted")
+        refs = []
+        for ri, r in enumerate(ins):
+            if isinstance(r, str):
+                refs.append(r)
+            elif isinstance(r, list) and len(r) == 2 and r[0] == "x":
+                i = d.integer(r[1], f"{loc}.inputs[{ri}][1]")
+                if not 0 <= i < n:
+                    d.fail(f"{loc}.inputs[{ri}] reads input {i} but n_inputs = {n}")
+                refs.append(("x", i))
+            else:
+                d.fail(f"{loc}.inputs[{ri}] must be a gate name or [\"x\", i], got {_short(r)}")
+        weights = threshold = None
+        if is_thr:
+            weights = d.listof(g["weights"], f"{loc}.weights", max_len=len(refs), min_len=len(refs))
+            for wi, v in enumerate(weights):
+                d.integer(v, f"{loc}.weights[{wi}]")
+            threshold = d.integer(g["threshold"], f"{loc}.threshold")
+        try:
+            built.append(DagGate(g["name"], g["type"], refs, weights, threshold))
+        except ValueError as exc:
+            d.fail(f"{loc}: {exc}")
+    try:
+        return DagCircuit(n, built, output)
+    except ValueError as exc:
+        d.fail(str(exc))
+
+
+def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
+    """Read a circuit written by :func:`save_circuit`, validating everything.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int
+        Refuse larger files before reading them.
+    **limits
+        ``max_inputs``, ``max_gates``, ``max_weights`` for :func:`circuit_from_dict`.
+
+    Returns
+    -------
+    ThresholdCircuit or DagCircuit
+
+    Raises
+    ------
+    InvalidCircuitError
+        Bad JSON, bad UTF-8, NaN/Infinity, too large, or any problem of
+        :func:`circuit_from_dict`; the message starts with the file name.
+    FileNotFoundError
+        If the file does not exist.
+    """
+    from circuits.errors import InvalidCircuitError
+
+    path = Path(path)
+    where = f"{path}: "
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
+                                  f"larger max_bytes if the file is trusted")
+    raw = path.read_bytes()
+
+    def _no_constants(name):
+        raise ValueError(f"{name} is not allowed (JSON has no NaN/Infinity)")
+
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+    except UnicodeDecodeError as exc:
+        raise InvalidCircuitError(f"{where}not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidCircuitError(f"{where}not valid JSON ({exc.msg} at line {exc.lineno}, column "
+                                  f"{exc.colno})") from None
+    except RecursionError:
+        raise InvalidCircuitError(f"{where}JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidCircuitError(f"{where}not valid JSON ({exc})") from None
+    return circuit_from_dict(doc, where=where, **limits)
