@@ -33,7 +33,7 @@ __all__ = [
     "sphere_marginal_density", "sphere_marginal_moment", "gauss_jacobi", "legendre_coefficients",
     "tail_norm", "best_polynomial_error", "daniely_lemma_bound", "separable_norm_bound",
     "main_inequality_bound", "daniely_width_bound_log2", "daniely_nonvacuous_dimension",
-    "default_quadrature_nodes",
+    "default_quadrature_nodes", "daniely_tail_nodes", "daniely_tail_norm",
 ]
 
 
@@ -232,19 +232,45 @@ def gauss_jacobi(n_nodes: int, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def default_quadrature_nodes(d: int, n_max: int) -> int:
-    """Default number of Gauss-Jacobi nodes: max(2 n_max + 64, ceil(10 d^2.5), ceil(1.2 pi d^3)).
+    """Default number of Gauss-Jacobi nodes for degree n_max: max(2 n_max + 64, 512).
 
-    The first term resolves g P_n for polynomial-like g, the second is THEORY E13's minimum, the
-    third resolves frequencies up to pi d^3 (g = sin(pi d^3 t) needs about 1.05 pi d^3 nodes:
-    at d = 10, 3162 nodes give ||P_100 F||^2 = 0.5009 instead of 0.5000).  For other
-    oscillatory g pass ``n_nodes`` explicitly and use ``check=True`` in :func:`tail_norm`.
+    Exact for polynomial g of degree <= 2 n_max + 63 times P_n; oscillatory g needs about as
+    many nodes as its angular frequency (g = sin(pi d^3 t): about 1.05 pi d^3, see
+    :func:`daniely_tail_nodes`) - :func:`tail_norm` checks convergence by default.
 
-    >>> default_quadrature_nodes(3, 9), default_quadrature_nodes(10, 100)
+    >>> default_quadrature_nodes(3, 9), default_quadrature_nodes(10, 300)
+    (512, 664)
+    """
+    _check_dim(d)
+    n_max = _check_degree(n_max, name="n_max")
+    return max(2 * n_max + 64, 512)
+
+
+def daniely_tail_nodes(d: int) -> int:
+    """Nodes for g = sin(pi d^3 t): max(ceil(10 d^2.5), ceil(1.2 pi d^3), 2 d^2 + 64).
+
+    THEORY E13 asks for >= 10 d^2.5 nodes; resolving the frequency pi d^3 needs ~1.05 pi d^3
+    (at d = 10, 3162 nodes give ||P_100 F||^2 = 0.5009 instead of 0.5000).
+
+    >>> daniely_tail_nodes(3), daniely_tail_nodes(10)
     (156, 3770)
     """
     d = _check_dim(d)
-    n_max = _check_degree(n_max, name="n_max")
-    return max(2 * n_max + 64, int(math.ceil(10 * d ** 2.5)), int(math.ceil(1.2 * math.pi * d ** 3)))
+    return max(int(math.ceil(10 * d ** 2.5)), int(math.ceil(1.2 * math.pi * d ** 3)), 2 * d * d + 64)
+
+
+def daniely_tail_norm(d: int, *, squared: bool = True, n_nodes: int | None = None,
+                      check: bool = True) -> float:
+    """||P_{d^2} F||^2 (or the norm) for Daniely's F(x, x') = sin(pi d^3 <x, x'>) (THEORY E13).
+
+    >>> round(daniely_tail_norm(3), 4), round(daniely_tail_norm(4), 4)
+    (0.4953, 0.4999)
+    """
+    d = _check_dim(d, minimum=2)
+    w = math.pi * d ** 3
+    return tail_norm(lambda t: np.sin(w * t), d, d * d,
+                     n_nodes=daniely_tail_nodes(d) if n_nodes is None else n_nodes,
+                     squared=squared, check=check)
 
 
 def _g_values(g: Callable, x: np.ndarray) -> np.ndarray:
@@ -285,7 +311,7 @@ def legendre_coefficients(g: Callable, d: int, n_max: int, *, n_nodes: int | Non
 
 
 def tail_norm(g: Callable, d: int, n: int, *, n_nodes: int | None = None, squared: bool = False,
-              check: bool = False, rtol: float = 1e-6) -> float:
+              check: bool = True, rtol: float = 1e-6) -> float:
     """||P_n F|| = (sum_{i >= n} alpha_i^2)^(1/2) for F(x, x') = g(<x, x'>) (L2 on S^{d-1} x S^{d-1}).
 
     Computed as ||g||^2_{mu_d} - sum_{i < n} alpha_i^2 with one Gauss-Jacobi rule.
@@ -302,24 +328,25 @@ def tail_norm(g: Callable, d: int, n: int, *, n_nodes: int | None = None, square
         Return ||P_n F||^2 instead of the norm.
     check : bool
         Recompute with 1.5x the nodes and raise ``ValueError`` if the two differ by more than
-        ``rtol`` (relative) - a guard against under-resolved oscillatory g.
+        ``rtol`` (relative; or 1e-14 absolute) - a guard against under-resolved oscillatory g.
 
     Examples
     --------
     >>> d = 3; g = lambda t: np.sin(np.pi * d**3 * t)
     >>> round(tail_norm(g, d, d * d, squared=True), 4)        # THEORY E13
     0.4953
-    >>> round(tail_norm(lambda t: t**2, 3, 3), 12)             # a polynomial has no tail
-    0.0
+    >>> tail_norm(lambda t: t**2, 3, 3, squared=True) < 1e-12   # a polynomial has no tail
+    True
     """
     d = _check_dim(d)
     n = _check_degree(n)
     if n_nodes is None:
         n_nodes = default_quadrature_nodes(d, n)
-    value = _tail_sq(g, d, n, n_nodes)
+    value, total = _tail_sq(g, d, n, n_nodes)
     if check:
-        other = _tail_sq(g, d, n, int(math.ceil(1.5 * n_nodes)))
-        if abs(other - value) > rtol * max(abs(value), 1e-300) and abs(other - value) > 1e-14:
+        other, _ = _tail_sq(g, d, n, int(math.ceil(1.5 * n_nodes)))
+        # relative tolerance, or rounding noise of the subtraction ||g||^2 - head
+        if abs(other - value) > max(rtol * abs(value), 1e-11 * total):
             raise ValueError(f"tail norm not converged: {value!r} with {n_nodes} nodes vs {other!r} "
                              f"with {int(math.ceil(1.5 * n_nodes))}; pass a larger n_nodes")
     return value if squared else math.sqrt(value)
@@ -330,22 +357,23 @@ def _tail_sq(g, d, n, n_nodes) -> float:
     gv = _g_values(g, x)
     total = float(w @ (gv * gv))
     if n == 0:
-        return total
+        return total, total
     P = legendre_polynomials(n - 1, d, x)
     sqrtN = np.exp(0.5 * np.array([log_harmonic_dimension(d, i) for i in range(n)]))
     alpha = sqrtN * (P @ (w * gv))
-    # cancellation leaves rounding noise of order eps * total: clip it at 0
-    return max(total - float(alpha @ alpha), 0.0)
+    # cancellation leaves rounding noise of order n eps ||g||^2: clip it at 0
+    return max(total - float(alpha @ alpha), 0.0), total
 
 
-def best_polynomial_error(g: Callable, d: int, k: int, *, n_nodes: int | None = None) -> float:
+def best_polynomial_error(g: Callable, d: int, k: int, *, n_nodes: int | None = None,
+                          check: bool = True) -> float:
     """min over deg p <= k of int (g - p)^2 d mu_d (= ||P_{k+1} F||^2, the orthogonal remainder).
 
     >>> round(best_polynomial_error(lambda t: t**3, 3, 2), 6)    # t^3 - 3t/5 = (2/5) P_3
     0.022857
     """
     k = _check_degree(k, name="k")
-    return tail_norm(g, d, k + 1, n_nodes=n_nodes, squared=True)
+    return tail_norm(g, d, k + 1, n_nodes=n_nodes, squared=True, check=check)
 
 
 # ----------------------------------------------------------------------------- Daniely's bounds
