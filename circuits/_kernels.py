@@ -56,79 +56,263 @@ def _table_target(kind, params, table, start, stop):
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Layered threshold circuits.
+#
+# Arguments shared by the circuit kernels (built by ``simulate._circuit_kernel_args``):
+#   wflat  (sum_l g_l * g_{l-1},)  all weights, layer by layer, row-major, cast to the WORKING
+#                                  DTYPE D (int16 / int32 / int64) chosen by the wrapper;
+#   tflat  (sum_l g_l,)            all thresholds, dtype D;
+#   sizes  (depth + 1,) int64      [N, g_1, ..., g_depth = 1].
+# The wrapper picks D so that D holds +-B, where B = max over layers of the exact
+# ``ThresholdLayer.preactivation_bound`` (max_j sum_i |w_ji| + |t_j|).  Every value a kernel
+# stores in D is of the form (partial sum of one gate's weights) - (0 or its threshold), or minus
+# a partial sum, so its magnitude is <= B and nothing can overflow.  Scalar arithmetic is done by
+# numba in int64 and only exact, in-range results are stored back into D.
+# ---------------------------------------------------------------------------------------------
+
+
 @njit(cache=True, nogil=True)
-def _eval_layered(k, wflat, tflat, sizes, cur, nxt):
-    """Output bit of the layered circuit at point k; cur/nxt are scratch buffers."""
-    n_in = sizes[0]
-    # first layer reads the bits of k directly
-    g1 = sizes[1]
-    for j in range(g1):
-        acc = np.int64(0)
-        base = j * n_in
+def _layer_tile(wflat, woff, tflat, toff, n_out, n_in, zin, zout, acc, n):
+    """One threshold layer on a tile of n points: zout[g, a] = [sum_i W[g,i] zin[i,a] >= t[g]].
+
+    zin (n_in, >= n) and zout (n_out, >= n) hold 0/1 bytes; acc is a (>= n,) scratch row of dtype D.
+    Zero weights are skipped, so sparse layers cost only their wires.
+    """
+    for g in range(n_out):
+        tg = tflat[toff + g]
+        for a in range(n):
+            acc[a] = -tg
+        base = woff + g * n_in
         for i in range(n_in):
-            if (k >> i) & 1:
-                acc += wflat[base + i]
-        cur[j] = 1 if acc >= tflat[j] else 0
+            w = wflat[base + i]
+            if w != 0:
+                zi = zin[i]
+                for a in range(n):
+                    if zi[a] != 0:
+                        acc[a] += w
+        zo = zout[g]
+        for a in range(n):
+            zo[a] = 1 if acc[a] >= 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def _low_table(wflat, tflat, n_in, g1, L):
+    """P[j, a] = sum_{i < L} W1[j, i] * bit_i(a) - t1[j] for every low-block value a (dtype D)."""
+    T = 1 << L
+    P = np.empty((g1, T), dtype=wflat.dtype)
+    for j in range(g1):
+        P[j, 0] = -tflat[j]
+        top = 0
+        for a in range(1, T):
+            if a >= (2 << top):
+                top += 1
+            P[j, a] = P[j, a - (1 << top)] + wflat[j * n_in + top]
+    return P
+
+
+@njit(cache=True, nogil=True)
+def _cube_tile(wflat, tflat, sizes, P, L, h, cb, acc, za, zb, o):
+    """Circuit outputs o[a] at the 2^L points k = (h << L) + a, a in [0, 2^L).
+
+    Layer 1 uses the low/high split: gate j fires iff P[j, a] >= cb[j] = -(sum of W1[j, i] over
+    the set high bits i >= L of k).  Layer 2 is fused with it (each layer-2 gate accumulates its
+    weight wherever a layer-1 comparison holds), so a depth-2 circuit never materialises its
+    hidden layer.  Layers >= 3 run :func:`_layer_tile` on byte tiles.
+    """
+    n_in = sizes[0]
+    g1 = sizes[1]
+    T = 1 << L
+    for j in range(g1):
+        q = 0
+        row = j * n_in
+        for i in range(L, n_in):
+            if (h >> (i - L)) & 1:
+                q += wflat[row + i]
+        cb[j] = -q
+    depth = sizes.shape[0] - 1
+    if depth == 1:
+        c0 = cb[0]
+        P0 = P[0]
+        for a in range(T):
+            o[a] = 1 if P0[a] >= c0 else 0
+        return
+    g2 = sizes[2]
     woff = g1 * n_in
     toff = g1
-    for layer in range(2, sizes.shape[0]):
-        a = sizes[layer - 1]
-        b = sizes[layer]
-        for j in range(b):
-            acc = np.int64(0)
-            base = woff + j * a
-            for i in range(a):
-                if cur[i]:
-                    acc += wflat[base + i]
-            nxt[j] = 1 if acc >= tflat[toff + j] else 0
-        for j in range(b):
-            cur[j] = nxt[j]
-        woff += a * b
-        toff += b
-    return np.int64(cur[0])
+    for g in range(g2):
+        tg = tflat[toff + g]
+        for a in range(T):
+            acc[a] = -tg
+        base = woff + g * g1
+        for j in range(g1):
+            v = wflat[base + j]
+            if v != 0:
+                cj = cb[j]
+                Pj = P[j]
+                for a in range(T):
+                    if Pj[a] >= cj:
+                        acc[a] += v
+        if depth == 2:
+            for a in range(T):
+                o[a] = 1 if acc[a] >= 0 else 0
+            return
+        zg = za[g]
+        for a in range(T):
+            zg[a] = 1 if acc[a] >= 0 else 0
+    woff += g2 * g1
+    toff += g2
+    src = za
+    dst = zb
+    for layer in range(3, depth + 1):
+        n_prev = sizes[layer - 1]
+        n_out = sizes[layer]
+        _layer_tile(wflat, woff, tflat, toff, n_out, n_prev, src, dst, acc, T)
+        woff += n_out * n_prev
+        toff += n_out
+        src, dst = dst, src
+    z = src[0]
+    for a in range(T):
+        o[a] = z[a]
+
+
+@njit(cache=True, nogil=True)
+def _fill_target(tv, base, lo, hi, kind, params, table):
+    """tv[a] = target(base + a) for a in [lo, hi); the hot kinds get their own vectorisable loop."""
+    if kind == KIND_CONST:
+        c = params[0]
+        for a in range(lo, hi):
+            tv[a] = c
+    elif kind == KIND_IP:
+        n = params[0]
+        mask = (np.int64(1) << n) - 1
+        for a in range(lo, hi):
+            k = base + a
+            tv[a] = _popcount((k & mask) & (k >> n)) & 1
+    elif kind == KIND_TABLE:
+        for a in range(lo, hi):
+            tv[a] = table[base + a]
+    else:
+        for a in range(lo, hi):
+            tv[a] = _target_bit(base + a, kind, params, table)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _table_layered(wflat, tflat, sizes, start, stop, block):
-    out = np.empty(stop - start, dtype=np.uint8)
-    nb = (stop - start + block - 1) // block
+def _cube_run(wflat, tflat, sizes, geom, params, table, out):
+    """Circuit over the cube indices [start, stop), tile by tile (2^L points per tile).
+
+    ``geom = [L, start, stop, kind]``.  If ``kind < 0`` the outputs are written to
+    ``out[k - start]`` (truth-table mode; ``out`` has length stop - start).  Otherwise each
+    point is compared with the target spec ``(kind, params, table)`` and the kernel returns
+    per-block ``(counts, first)``: the number of disagreements and the smallest disagreeing
+    index (-1 if none).  Blocks are contiguous runs of high-block values; iteration b of the
+    ``prange`` writes only slot b (and only its own range of ``out``).
+    Memory: the (g_1, 2^L) table P plus per-block tiles; O(1) in 2^N besides ``out``.
+    """
+    L = geom[0]
+    start = geom[1]
+    stop = geom[2]
+    kind = geom[3]
+    n_in = sizes[0]
+    g1 = sizes[1]
+    T = 1 << L
     width = 1
-    for i in range(1, sizes.shape[0]):
+    for i in range(2, sizes.shape[0]):
         width = max(width, sizes[i])
-    for b in prange(nb):
-        cur = np.empty(width, dtype=np.uint8)
-        nxt = np.empty(width, dtype=np.uint8)
-        lo = start + b * block
-        hi = min(stop, lo + block)
-        for k in range(lo, hi):
-            out[k - start] = _eval_layered(k, wflat, tflat, sizes, cur, nxt)
-    return out
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _disagree_layered(wflat, tflat, sizes, start, stop, block, kind, params, table):
-    """Per-block (count of k with circuit(k) != target(k), first such k or -1)."""
-    nb = (stop - start + block - 1) // block
+    P = _low_table(wflat, tflat, n_in, g1, L)
+    h0 = start >> L
+    nh = 0
+    if stop > start:
+        nh = ((stop - 1) >> L) + 1 - h0
+    nb = min(nh, 64)
     counts = np.zeros(nb, dtype=np.int64)
     first = np.full(nb, -1, dtype=np.int64)
-    width = 1
-    for i in range(1, sizes.shape[0]):
-        width = max(width, sizes[i])
     for b in prange(nb):
-        cur = np.empty(width, dtype=np.uint8)
-        nxt = np.empty(width, dtype=np.uint8)
-        lo = start + b * block
-        hi = min(stop, lo + block)
+        cb = np.empty(g1, dtype=wflat.dtype)
+        acc = np.empty(T, dtype=wflat.dtype)
+        o = np.empty(T, dtype=np.uint8)
+        tv = np.empty(T, dtype=np.uint8)
+        zw = width if sizes.shape[0] > 3 else 1
+        za = np.empty((zw, T), dtype=np.uint8)
+        zb = np.empty((zw, T), dtype=np.uint8)
         c = 0
         f = -1
-        for k in range(lo, hi):
-            if _eval_layered(k, wflat, tflat, sizes, cur, nxt) != _target_bit(k, kind, params, table):
-                c += 1
-                if f < 0:
-                    f = k
+        for h in range(h0 + b * nh // nb, h0 + (b + 1) * nh // nb):
+            _cube_tile(wflat, tflat, sizes, P, L, h, cb, acc, za, zb, o)
+            base = h << L
+            lo = max(start - base, 0)
+            hi = min(stop - base, T)
+            if kind < 0:
+                off = base - start
+                for a in range(lo, hi):
+                    out[off + a] = o[a]
+            else:
+                _fill_target(tv, base, lo, hi, kind, params, table)
+                d = 0
+                for a in range(lo, hi):
+                    d += o[a] ^ tv[a]
+                if d > 0:
+                    c += d
+                    if f < 0:
+                        for a in range(lo, hi):
+                            if o[a] != tv[a]:
+                                f = base + a
+                                break
         counts[b] = c
         first[b] = f
     return counts, first
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _rows_run(wflat, tflat, sizes, bits, idx, out):
+    """Circuit outputs on given points: rows of ``bits`` (n_points, N) uint8, or, when ``bits``
+    has no rows, the cube indices ``idx`` (int64, decoded as bit i = (k >> i) & 1).
+
+    Points are processed in tiles (``out.shape[0]`` points in total; the tile length adapts to
+    the widest layer so scratch stays about a megabyte per block).  Every layer, including the
+    first, runs :func:`_layer_tile` vectorised over the tile; iteration b writes only its tile
+    of ``out``.
+    """
+    m = out.shape[0]
+    n_in = sizes[0]
+    width = n_in
+    for i in range(1, sizes.shape[0]):
+        width = max(width, sizes[i])
+    tile = 1024
+    while tile > 16 and tile * width > (1 << 20):
+        tile //= 2
+    nb = (m + tile - 1) // tile
+    from_idx = bits.shape[0] == 0
+    for b in prange(nb):
+        a0 = b * tile
+        n = min(m, a0 + tile) - a0
+        za = np.empty((width, tile), dtype=np.uint8)
+        zb = np.empty((width, tile), dtype=np.uint8)
+        acc = np.empty(tile, dtype=wflat.dtype)
+        if from_idx:
+            for i in range(n_in):
+                zi = za[i]
+                for a in range(n):
+                    zi[a] = (idx[a0 + a] >> i) & 1
+        else:
+            for a in range(n):
+                row = bits[a0 + a]
+                for i in range(n_in):
+                    za[i, a] = row[i]
+        woff = 0
+        toff = 0
+        src = za
+        dst = zb
+        for layer in range(1, sizes.shape[0]):
+            n_prev = sizes[layer - 1]
+            n_out = sizes[layer]
+            _layer_tile(wflat, woff, tflat, toff, n_out, n_prev, src, dst, acc, n)
+            woff += n_out * n_prev
+            toff += n_out
+            src, dst = dst, src
+        z = src[0]
+        for a in range(n):
+            out[a0 + a] = z[a]
 
 
 @njit(cache=True, nogil=True, parallel=True)

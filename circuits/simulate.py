@@ -23,10 +23,8 @@ from circuits.hypercube import bits_of, check_exhaustive, check_n_bits
 from circuits.progress import progress_bar
 from circuits.threshold import ThresholdCircuit
 
-__all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "Disagreements"]
-
-_BLOCK = 1 << 12  # points per parallel block inside a kernel call
-
+__all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
+           "Disagreements", "work_dtype"]
 
 class Disagreements(NamedTuple):
     """Result of :func:`count_disagreements`: exact count and the first counterexample.
@@ -55,16 +53,76 @@ def _as_circuit(circuit) -> ThresholdCircuit:
                     f"{type(circuit).__name__}")
 
 
+# Working dtypes in increasing width; a circuit runs in the first one that holds +-B (see below).
+_WORK_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
+_MAX_LOW_BITS = 12          # at most 2^12 points per tile (the low block)
+_MIN_LOW_BITS = 6           # at least 2^6 points per tile, however wide layer 1 is
+_LOW_TABLE_BYTES = 1 << 19  # the (g_1, 2^L) low table P should stay L2-resident
+_TILE_BYTES = 1 << 20       # per-block byte tiles of a layer >= 3
+
+
+def work_dtype(bound: int) -> np.dtype:
+    """Narrowest integer dtype that holds every value in [-bound, bound] (int16, int32 or int64).
+
+    Examples
+    --------
+    >>> [str(work_dtype(b)) for b in (32767, 32768, 2**31 - 1, 2**31)]
+    ['int16', 'int32', 'int32', 'int64']
+    """
+    for dt in _WORK_DTYPES:
+        if bound <= np.iinfo(dt).max:
+            return dt
+    raise InvalidCircuitError(f"pre-activation bound {bound} exceeds int64; scale the weights down")
+
+
+def _low_bits(c: ThresholdCircuit, itemsize: int) -> int:
+    """Bits L of the low block: 2^L points per tile, sized so the low table stays in cache."""
+    n = c.n_inputs
+    g1 = c.layers[0].n_gates
+    wide = max([layer.n_gates for layer in c.layers[1:-1]], default=0)
+    low = min(n, _MAX_LOW_BITS)
+    while low > min(n, _MIN_LOW_BITS) and (g1 * itemsize << low > _LOW_TABLE_BYTES
+                                           or 2 * wide << low > _TILE_BYTES):
+        low -= 1
+    return low
+
+
 def _circuit_kernel_args(c: ThresholdCircuit):
-    return c.packed()
+    """``(wflat, tflat, sizes, L)`` for the circuit kernels, weights cast to the working dtype.
+
+    Exactness: let B = ``c.preactivation_bound`` = max over layers and gates of
+    sum_i |w_i| + |t|.  Every number a kernel stores in the working dtype is a weight, a
+    threshold, a partial sum of one gate's weights minus (0 or) its threshold, or minus a
+    partial sum; each has magnitude <= B.  The working dtype is the narrowest of int16 / int32 /
+    int64 whose maximum is >= B, so no stored value can overflow (a circuit with B > 2^63 - 1
+    is refused when it is built).  Comparisons are integer comparisons: ties are exact.
+    """
+    wflat, tflat, sizes = c.packed()
+    dt = work_dtype(c.preactivation_bound)
+    return (np.ascontiguousarray(wflat, dtype=dt), np.ascontiguousarray(tflat, dtype=dt),
+            np.ascontiguousarray(sizes, dtype=np.int64), _low_bits(c, dt.itemsize))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view, so every call hands numba the same array type (one compiled kernel)."""
+    v = a.view()
+    v.setflags(write=False)
+    return v
+
+
+_NO_PARAMS = _readonly(np.zeros(1, dtype=np.int64))
+_NO_TABLE = _readonly(np.zeros(1, dtype=np.uint8))
+_NO_OUT = np.zeros(1, dtype=np.uint8)   # never written: only truth-table mode writes ``out``
 
 
 def _disagree_chunk(packed, spec, start: int, stop: int):
     """Count and first mismatch on [start, stop): one idempotent unit of work (picklable)."""
-    wflat, tflat, sizes = packed
+    wflat, tflat, sizes, low = packed
     kind, params, table = spec
-    counts, first = _kernels._disagree_layered(wflat, tflat, sizes, start, stop, _BLOCK,
-                                               kind, params, table)
+    geom = np.array([low, start, stop, kind], dtype=np.int64)
+    params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
+    table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
+    counts, first = _kernels._cube_run(wflat, tflat, sizes, geom, params, table, _NO_OUT)
     hits = first[first >= 0]
     return int(counts.sum()), (int(hits.min()) if hits.size else -1)
 
@@ -144,11 +202,118 @@ def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
     """
     c = _as_circuit(circuit)
     n = check_exhaustive(c.n_inputs, allow_large=allow_large, what="truth_table()")
-    wflat, tflat, sizes = _circuit_kernel_args(c)
-    return _kernels._table_layered(wflat, tflat, sizes, 0, 1 << n, _BLOCK)
+    wflat, tflat, sizes, low = _circuit_kernel_args(c)
+    out = np.empty(1 << n, dtype=np.uint8)
+    geom = np.array([low, 0, 1 << n, -1], dtype=np.int64)
+    _kernels._cube_run(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, out)
+    return out
 
 
 def evaluate(circuit, bits) -> np.ndarray:
-    """Circuit outputs (uint8) on a batch of points given as bit rows of shape (n_points, N)."""
+    """Circuit outputs (uint8) on a batch of points given as bit rows of shape (n_points, N).
+
+    Exact integer arithmetic in the working dtype of :func:`_circuit_kernel_args`; a numba
+    kernel evaluates tiles of points layer by layer, in parallel.
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit
+    bits : array_like of 0/1, shape (n_points, N) or (N,)
+        Bit i of a point is column i (the cube convention of :mod:`circuits.hypercube`).
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 of shape (n_points,).
+
+    Raises
+    ------
+    DimensionError
+        If ``bits`` does not have N columns.
+    InvalidCircuitError
+        If ``bits`` holds values other than 0 and 1.
+
+    Examples
+    --------
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> xor = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
+    >>> evaluate(xor, [[0, 0], [1, 0], [0, 1], [1, 1]]).tolist()
+    [0, 1, 1, 0]
+    """
     c = _as_circuit(circuit)
-    return c.evaluate(bits)
+    n = c.n_inputs
+    z = np.asarray(bits)
+    if z.ndim == 1:
+        z = z[None, :]
+    if z.ndim != 2 or z.shape[1] != n:
+        raise DimensionError(f"bits must have shape (n_points, {n}), got {np.shape(bits)}; use "
+                             f"circuits.hypercube.points({n}) or .reshape(-1, {n})")
+    if z.dtype == np.bool_:
+        z = z.view(np.uint8)
+    elif not (np.issubdtype(z.dtype, np.integer) or np.issubdtype(z.dtype, np.floating)):
+        raise InvalidCircuitError(f"bits must be numeric 0/1 values, got dtype {z.dtype}")
+    elif z.size and not ((z == 0) | (z == 1)).all():
+        bad = z[(z != 0) & (z != 1)][0].item()
+        raise InvalidCircuitError(f"bits must contain only 0 and 1, found {bad!r}; for +-1 signs "
+                                  f"use (1 - s) // 2")
+    if z.shape[0] == 0:
+        return np.zeros(0, dtype=np.uint8)
+    wflat, tflat, sizes, _ = _circuit_kernel_args(c)
+    z = np.ascontiguousarray(z, dtype=np.uint8)
+    out = np.empty(z.shape[0], dtype=np.uint8)
+    _kernels._rows_run(wflat, tflat, sizes, z, _NO_INDICES, out)
+    return out
+
+
+_NO_INDICES = np.zeros(1, dtype=np.int64)
+
+
+def evaluate_indices(circuit, k) -> np.ndarray:
+    """Circuit outputs (uint8) at cube points given by their indices ``k`` (bit i = (k >> i) & 1).
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit
+        With N <= 62 inputs (indices are int64).
+    k : array_like of int
+        Point indices in [0, 2^N), any shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 of the same shape as ``k``.
+
+    Raises
+    ------
+    DimensionError
+        If the circuit has more than 62 inputs or an index lies outside [0, 2^N).
+    TypeError
+        If ``k`` is not an integer array.
+
+    Examples
+    --------
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> evaluate_indices(ThresholdCircuit.single_gate([2, 1], 2), [0, 1, 2, 3]).tolist()
+    [0, 1, 0, 1]
+    """
+    c = _as_circuit(circuit)
+    n = c.n_inputs
+    if n > 62:
+        raise DimensionError(f"evaluate_indices needs N <= 62 inputs (int64 indices), the circuit "
+                             f"has {n}; pass bit rows to evaluate() instead")
+    arr = np.asarray(k)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"k must hold integer point indices, got dtype {arr.dtype}; use "
+                        f"circuits.index_of(bits) to turn bit rows into indices")
+    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise DimensionError(f"k must lie in [0, 2^{n}), found {int(arr.max())}")
+    flat = np.ascontiguousarray(arr, dtype=np.int64).reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= (1 << n)):
+        bad = flat[(flat < 0) | (flat >= (1 << n))][0]
+        raise DimensionError(f"k must lie in [0, 2^{n}) for a circuit with {n} inputs, found "
+                             f"{int(bad)}")
+    out = np.empty(flat.size, dtype=np.uint8)
+    if flat.size:
+        wflat, tflat, sizes, _ = _circuit_kernel_args(c)
+        _kernels._rows_run(wflat, tflat, sizes, np.zeros((0, n), dtype=np.uint8), flat, out)
+    return out.reshape(arr.shape)

@@ -1,0 +1,354 @@
+"""Fast circuit kernels (circuits._kernels via circuits.simulate) against naive Python-int twins.
+
+Every comparison is on the whole cube for small N.  Circuits are random with many exact ties
+(thresholds equal to w . z for a random z), weights up to 2^20 and magnitudes exactly at the
+int16 / int32 switching bounds, so every working-dtype path and every tile geometry runs.
+"""
+
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import circuits as c
+from circuits import simulate
+from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.functions import ThresholdFunction, TruthTable
+from circuits.threshold import ThresholdCircuit, ThresholdLayer
+from tests import naive, naive_kernels
+
+JIT_OFF = bool(numba.config.DISABLE_JIT)
+needs_jit = pytest.mark.skipif(JIT_OFF, reason="whole-cube sweeps are too slow with the JIT off")
+
+
+def random_circuit(rng, N, widths, *, wmax=8, ties=True):
+    """Random layered circuit; with ``ties`` every threshold is hit exactly by some input."""
+    layers, n_in = [], N
+    for g in list(widths) + [1]:
+        W = rng.integers(-wmax, wmax + 1, size=(g, n_in))
+        if ties:
+            z = rng.integers(0, 2, size=(g, n_in))
+            t = (W * z).sum(axis=1)
+        else:
+            t = rng.integers(-wmax * n_in // 2, wmax * n_in // 2 + 1, size=g)
+        layers.append(ThresholdLayer(W, t))
+        n_in = g
+    return ThresholdCircuit(tuple(layers))
+
+
+def scaled_to_bound(circuit, bound):
+    """Same gates with layer 0 rescaled so its pre-activation bound is exactly ``bound``."""
+    first = circuit.layers[0]
+    W = [[int(w) for w in row] for row in first.weights.tolist()]
+    t = [int(v) for v in first.thresholds.tolist()]
+    j = max(range(len(W)), key=lambda r: sum(abs(w) for w in W[r]) + abs(t[r]))
+    # put the slack into one weight of the widest gate so that gate's bound is exactly `bound`
+    row_bound = sum(abs(w) for w in W[j]) + abs(t[j])
+    i = max(range(len(W[j])), key=lambda col: abs(W[j][col]))
+    W[j][i] = (abs(W[j][i]) + bound - row_bound) * (1 if W[j][i] >= 0 else -1)
+    layer = ThresholdLayer(W, t)
+    assert layer.preactivation_bound == bound
+    return ThresholdCircuit((layer,) + circuit.layers[1:])
+
+
+def naive_table(circuit):
+    return naive.circuit_table(naive.layers_of(circuit), circuit.n_inputs)
+
+
+# --- working dtype ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bound", [0, 1, 32767, 32768, 2**31 - 1, 2**31, 2**62, 2**63 - 1])
+def test_work_dtype_is_the_narrowest_that_holds_the_bound(bound):
+    assert str(simulate.work_dtype(bound)) == naive_kernels.work_dtype_name(bound)
+
+
+def test_work_dtype_refuses_beyond_int64():
+    with pytest.raises(InvalidCircuitError, match="exceeds int64"):
+        simulate.work_dtype(2**63)
+
+
+@pytest.mark.parametrize("bound, dtype", [(32767, "int16"), (32768, "int32"), (2**31 - 1, "int32"),
+                                          (2**31, "int64"), (2**62 + 5, "int64")])
+def test_each_dtype_path_exact_at_the_switching_bound(bound, dtype):
+    rng = np.random.default_rng(bound % 1000)
+    for widths in [(5,), (4, 3)]:
+        circ = scaled_to_bound(random_circuit(rng, 7, widths), bound)
+        wflat, tflat, sizes, _ = simulate._circuit_kernel_args(circ)
+        assert str(wflat.dtype) == dtype and str(tflat.dtype) == dtype
+        ref = naive_table(circ)
+        assert c.truth_table(circ).tolist() == ref
+        assert c.count_ones(circ) == sum(ref)
+        assert c.evaluate(circ, c.points(7)).tolist() == ref
+
+
+def test_values_at_the_int16_limit_both_signs():
+    # partial sums reach +32767 and -32767 exactly; ties at both ends
+    for sign in (1, -1):
+        W = [[sign * 16384, sign * 16383], [sign * 32767, 0]]
+        for t in ([sign * 32767, 0], [0, sign * 32767]):
+            hidden = ThresholdLayer(W, t) if abs(t[0]) + 32767 <= 32767 or True else None
+            if hidden.preactivation_bound > 32767:
+                continue
+            circ = ThresholdCircuit((hidden, ThresholdLayer([[32767, -32767 + 1]], [1])))
+            assert str(simulate._circuit_kernel_args(circ)[0].dtype) == "int16"
+            assert c.truth_table(circ).tolist() == naive_table(circ)
+
+
+def test_output_layer_bound_alone_selects_the_dtype():
+    hidden = ThresholdLayer([[1, 1], [1, -1], [0, 1]], [1, 0, 1])
+    out = ThresholdLayer([[40000, -40000, 1]], [1])
+    circ = ThresholdCircuit((hidden, out))
+    assert str(simulate._circuit_kernel_args(circ)[0].dtype) == "int32"
+    assert c.truth_table(circ).tolist() == naive_table(circ)
+
+
+# --- whole-cube agreement -----------------------------------------------------------------
+
+@needs_jit
+@pytest.mark.parametrize("N", [1, 2, 5, 8, 11])
+@pytest.mark.parametrize("widths", [(), (1,), (6,), (5, 4), (3, 4, 2)])
+@pytest.mark.parametrize("wmax", [8, 2**20])
+def test_truth_table_and_counts_match_naive(N, widths, wmax):
+    rng = np.random.default_rng(1000 * N + 10 * len(widths) + (wmax > 8))
+    circ = random_circuit(rng, N, widths, wmax=wmax)
+    ref = naive_table(circ)
+    assert c.truth_table(circ).tolist() == ref
+    assert c.count_ones(circ) == sum(ref)
+
+
+@needs_jit
+@pytest.mark.parametrize("low_bits", [1, 2, 3])
+@pytest.mark.parametrize("widths", [(4,), (3, 3)])
+def test_small_tiles_many_high_values(monkeypatch, low_bits, widths):
+    """Tiles of 2^L points with L < N: the high block is nonzero and tiles are many."""
+    monkeypatch.setattr(simulate, "_MAX_LOW_BITS", low_bits)
+    monkeypatch.setattr(simulate, "_MIN_LOW_BITS", 0)
+    rng = np.random.default_rng(low_bits)
+    for N in (1, low_bits, low_bits + 1, 9):
+        circ = random_circuit(rng, N, widths, wmax=50)
+        assert simulate._circuit_kernel_args(circ)[3] == min(N, low_bits)
+        ref = naive_table(circ)
+        assert c.truth_table(circ).tolist() == ref
+        assert c.count_disagreements(circ, "parity").count == sum(
+            a != b for a, b in zip(ref, naive.parity(N)))
+
+
+def test_low_bits_shrink_for_wide_first_layers():
+    rng = np.random.default_rng(0)
+    narrow = random_circuit(rng, 20, (8,))
+    wide = random_circuit(rng, 20, (2000,), wmax=1)
+    assert simulate._circuit_kernel_args(narrow)[3] == simulate._MAX_LOW_BITS
+    low = simulate._circuit_kernel_args(wide)[3]
+    assert simulate._MIN_LOW_BITS <= low < simulate._MAX_LOW_BITS
+    assert 2000 * 2 << low <= simulate._LOW_TABLE_BYTES
+    assert simulate._circuit_kernel_args(random_circuit(rng, 3, (5,)))[3] == 3   # L = N < 12
+
+
+@needs_jit
+def test_low_table_matches_twin():
+    from circuits import _kernels
+    rng = np.random.default_rng(3)
+    W = rng.integers(-9, 10, size=(4, 6))
+    t = rng.integers(-9, 10, size=4)
+    for L in range(0, 7):
+        P = _kernels._low_table(W.ravel().astype(np.int32), t.astype(np.int32), 6, 4, L)
+        assert P.dtype == np.int32 and P.tolist() == naive_kernels.low_table(W.tolist(), t.tolist(), L)
+
+
+# --- counting against targets, on arbitrary index ranges ------------------------------------
+
+def _targets(N, rng):
+    table = rng.integers(0, 2, size=1 << N).astype(np.uint8)
+    w = rng.integers(-3, 4, size=N)
+    out = [("const", c.Constant(N, 1), 1, None), ("parity", "parity", None, None),
+           ("majority", "majority", None, None), ("table", TruthTable(table), None, table),
+           ("table", table, None, table), ("linear", ThresholdFunction(w, 1), (w, 1), None)]
+    if N % 2 == 0:
+        out.append(("ip", "ip", None, None))
+    return out
+
+
+@needs_jit
+@pytest.mark.parametrize("N", [2, 6, 9, 10])
+def test_disagreements_match_naive_for_every_target_kind(N):
+    rng = np.random.default_rng(N)
+    circ = random_circuit(rng, N, (5,), wmax=20)
+    values = naive_table(circ)
+    for kind, target, params, table in _targets(N, rng):
+        tv = [naive_kernels.target_value(kind, k, N, params, table) for k in range(1 << N)]
+        count, first = naive_kernels.count_first(values, tv, 0, 1 << N)
+        got = c.count_disagreements(circ, target)
+        assert (got.count, got.index) == (count, first), kind
+        if first >= 0:
+            assert got.counterexample.tolist() == [naive.bit(first, i) for i in range(N)]
+
+
+@needs_jit
+@pytest.mark.parametrize("widths", [(6,), (4, 5)])
+def test_chunks_at_unaligned_ranges(monkeypatch, widths):
+    """The (count, first) unit of work on [start, stop) ranges that cut tiles anywhere."""
+    monkeypatch.setattr(simulate, "_MAX_LOW_BITS", 4)
+    N = 10
+    rng = np.random.default_rng(len(widths))
+    circ = random_circuit(rng, N, widths, wmax=9)
+    values = naive_table(circ)
+    spec = c.InnerProductMod2(N // 2)._spec()
+    tv = [naive_kernels.target_value("ip", k, N) for k in range(1 << N)]
+    packed = simulate._circuit_kernel_args(circ)
+    bounds = [(0, 1 << N), (0, 1), (5, 6), (3, 17), (15, 16), (16, 48), (17, 1000), (1023, 1024),
+              (7, 7)] + [tuple(sorted(rng.integers(0, (1 << N) + 1, size=2))) for _ in range(20)]
+    for start, stop in bounds:
+        start, stop = int(start), int(stop)
+        assert simulate._disagree_chunk(packed, spec, start, stop) == \
+            naive_kernels.count_first(values, tv, start, stop), (start, stop)
+
+
+@needs_jit
+def test_chunked_run_equals_single_run():
+    rng = np.random.default_rng(11)
+    circ = random_circuit(rng, 14, (7,))
+    whole = c.count_disagreements(circ, "ip")
+    for chunk_bits in (3, 9, 13):
+        got = c.count_disagreements(circ, "ip", chunk_bits=chunk_bits)
+        assert (got.count, got.index) == (whole.count, whole.index)
+
+
+# --- evaluate / evaluate_indices ------------------------------------------------------------
+
+@needs_jit
+@pytest.mark.parametrize("N", [1, 3, 7, 10])
+@pytest.mark.parametrize("widths", [(), (4,), (6, 3), (2, 5, 3)])
+def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths):
+    rng = np.random.default_rng(N + 7 * len(widths))
+    circ = random_circuit(rng, N, widths, wmax=2**20)
+    ref = np.array(naive_table(circ), dtype=np.uint8)
+    bits = c.points(N)
+    assert c.evaluate(circ, bits).tolist() == ref.tolist()
+    assert c.evaluate(circ, bits.astype(bool)).tolist() == ref.tolist()
+    assert c.evaluate(circ, bits.astype(np.float64)).tolist() == ref.tolist()
+    k = rng.integers(0, 1 << N, size=(3, 37))
+    assert c.evaluate_indices(circ, k).tolist() == ref[k].tolist()
+    assert c.evaluate(circ, bits[k[0]]).tolist() == ref[k[0]].tolist()
+    assert c.evaluate_indices(circ, np.arange(1 << N)).tolist() == ref.tolist()
+
+
+@needs_jit
+def test_evaluate_wide_circuit_many_tiles():
+    """A few thousand gates, tile length shrinks; odd batch sizes cut the last tile."""
+    rng = np.random.default_rng(5)
+    circ = random_circuit(rng, 8, (1500, 40), wmax=3)
+    for m in (1, 17, 255, 1000):
+        k = rng.integers(0, 256, size=m)
+        got = c.evaluate_indices(circ, k)
+        assert got.tolist() == [naive.circuit_value(naive.layers_of(circ), [naive.bit(int(x), i)
+                                                                           for i in range(8)])
+                                for x in k[:50]] + got[50:].tolist()
+    assert c.evaluate_indices(circ, np.arange(256)).tolist() == c.truth_table(circ).tolist() \
+        == naive_table(circ)
+
+
+def test_evaluate_single_row_and_empty_batch():
+    xor = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
+    assert c.evaluate(xor, [1, 0]).tolist() == [1]
+    assert c.evaluate(xor, np.zeros((0, 2))).tolist() == []
+    assert c.evaluate_indices(xor, np.zeros((0,), dtype=np.int64)).tolist() == []
+    assert c.evaluate_indices(xor, 3).tolist() == 0 and c.evaluate_indices(xor, 3).shape == ()
+
+
+def test_evaluate_errors_name_the_problem():
+    xor = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
+    with pytest.raises(DimensionError, match=r"shape \(n_points, 2\)"):
+        c.evaluate(xor, np.zeros((4, 3)))
+    with pytest.raises(InvalidCircuitError, match="only 0 and 1, found 2"):
+        c.evaluate(xor, [[0, 2]])
+    with pytest.raises(InvalidCircuitError, match="only 0 and 1"):
+        c.evaluate(xor, [[0.5, 1]])
+    with pytest.raises(InvalidCircuitError, match="numeric"):
+        c.evaluate(xor, np.array([["a", "b"]]))
+    with pytest.raises(DimensionError, match=r"\[0, 2\^2\).*found 4"):
+        c.evaluate_indices(xor, [0, 4])
+    with pytest.raises(DimensionError, match="found -1"):
+        c.evaluate_indices(xor, [-1])
+    with pytest.raises(DimensionError, match="found"):
+        c.evaluate_indices(xor, np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(TypeError, match="integer point indices"):
+        c.evaluate_indices(xor, [0.0, 1.0])
+    big = ThresholdCircuit.single_gate(np.ones(63, dtype=np.int64), 1)
+    with pytest.raises(DimensionError, match="N <= 62"):
+        c.evaluate_indices(big, [0])
+    with pytest.raises(TypeError, match="ThresholdCircuit"):
+        c.evaluate("not a circuit", [[0, 1]])
+
+
+# --- property-based --------------------------------------------------------------------------
+
+@st.composite
+def small_circuits(draw):
+    N = draw(st.integers(1, 6))
+    depth = draw(st.integers(1, 3))
+    big = draw(st.sampled_from([3, 200, 2**20, 2**40]))
+    layers, n_in = [], N
+    for layer in range(depth):
+        g = 1 if layer == depth - 1 else draw(st.integers(1, 4))
+        W = draw(st.lists(st.lists(st.integers(-big, big), min_size=n_in, max_size=n_in),
+                          min_size=g, max_size=g))
+        # thresholds: either a tie (w . z for a drawn z) or arbitrary
+        t = []
+        for row in W:
+            z = draw(st.lists(st.integers(0, 1), min_size=n_in, max_size=n_in))
+            tie = sum(w * b for w, b in zip(row, z))
+            t.append(draw(st.sampled_from([tie, tie + 1, tie - 1, 0])))
+        layers.append(ThresholdLayer(W, t))
+        n_in = g
+    return ThresholdCircuit(tuple(layers))
+
+
+@needs_jit
+@settings(max_examples=60, deadline=None)
+@given(small_circuits())
+def test_property_all_kernels_agree_with_naive(circ):
+    ref = naive_table(circ)
+    N = circ.n_inputs
+    assert c.truth_table(circ).tolist() == ref
+    assert c.evaluate(circ, c.points(N)).tolist() == ref
+    assert c.evaluate_indices(circ, np.arange(1 << N)).tolist() == ref
+    got = c.count_disagreements(circ, "parity")
+    assert (got.count, got.index) == naive_kernels.count_first(ref, naive.parity(N), 0, 1 << N)
+
+
+# --- JIT off: a tiny subset runs as plain Python -----------------------------------------------
+
+_JIT_OFF_SCRIPT = """
+import numpy as np, circuits as c
+from circuits.threshold import ThresholdCircuit, ThresholdLayer
+from tests import naive
+rng = np.random.default_rng(0)
+W = rng.integers(-40000, 40001, size=(3, 4)); z = rng.integers(0, 2, size=(3, 4))
+hidden = ThresholdLayer(W, (W * z).sum(1))
+for circ in (ThresholdCircuit((hidden, ThresholdLayer([[2, -1, 1]], [1]))),
+             ThresholdCircuit((hidden, ThresholdLayer([[1, 1, 1], [1, -1, 0]], [1, 0]),
+                               ThresholdLayer([[1, 1]], [2])))):
+    ref = naive.circuit_table(naive.layers_of(circ), 4)
+    assert c.truth_table(circ).tolist() == ref
+    assert c.count_ones(circ) == sum(ref)
+    assert c.count_disagreements(circ, "ip").count == sum(a != b for a, b in zip(ref, naive.ip_mod2(2)))
+    assert c.evaluate(circ, c.points(4)).tolist() == ref
+    assert c.evaluate_indices(circ, np.arange(16)).tolist() == ref
+print("jit-off ok")
+"""
+
+
+def test_tiny_subset_with_the_jit_disabled():
+    if JIT_OFF:
+        exec(compile(_JIT_OFF_SCRIPT, "<jit-off>", "exec"), {})
+        return
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    res = subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-c", _JIT_OFF_SCRIPT],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "jit-off ok" in res.stdout
