@@ -304,20 +304,36 @@ def _milp_weights(Z: np.ndarray, y: np.ndarray, objective: str = "sum"):
         c1[n + 1] = 1.0
     opts = {"mip_rel_gap": 0.0}
     integrality = np.ones(n_var)
-    res = milp(c1, constraints=LinearConstraint(M, lb, ub), integrality=integrality,
-               bounds=bounds, options=opts)
-    if res.status == 2:
+    cons = LinearConstraint(M, lb, ub)
+    # An integer point from the LP vertex bounds the optimum, so one MILP with objective
+    # K * (weight objective) + |t| is lexicographic: for a non-constant f the best |t| is at
+    # most sum|w| <= n max|w|, hence K = (bound on that) + 2 makes one unit of the weight
+    # objective outweigh any change of |t|.
+    x_lp = _lp_weights(Z, y)
+    if x_lp is None:
         return None
-    if res.status != 0 or res.x is None:
-        raise DepthsepError(f"threshold MILP failed ({res.message}); please report this table")
-    best = round(float(res.fun))
-    # second stage: keep the optimal weight objective, minimise |t|
-    fix = LinearConstraint(c1[None, :], -np.inf, best + 0.5)
-    c2 = np.zeros(n_var)
-    c2[-1] = 1.0
-    res2 = milp(c2, constraints=[LinearConstraint(M, lb, ub), fix], integrality=integrality,
-                bounds=bounds, options=opts)
-    x = res2.x if res2.status == 0 and res2.x is not None else res.x
+    start = next((v for v in _scale_to_integers(x_lp) if _verify_weights(Z, y, v[:n], v[n])), None)
+    if start is not None:
+        w0 = [abs(v) for v in start[:n]]
+        K = (sum(w0) if objective == "sum" else n * max(w0)) + 2
+        c = K * c1
+        c[-1] = 1.0
+        res = milp(c, constraints=cons, integrality=integrality, bounds=bounds, options=opts)
+        if res.status != 0 or res.x is None:
+            raise DepthsepError(f"threshold MILP failed ({res.message}); please report this table")
+        x = res.x
+    else:  # two stages: the weight objective, then |t| with the weight objective fixed
+        res = milp(c1, constraints=cons, integrality=integrality, bounds=bounds, options=opts)
+        if res.status == 2:
+            return None
+        if res.status != 0 or res.x is None:
+            raise DepthsepError(f"threshold MILP failed ({res.message}); please report this table")
+        best = round(float(res.fun))
+        fix = LinearConstraint(c1[None, :], -np.inf, best + 0.5)
+        c2 = np.zeros(n_var)
+        c2[-1] = 1.0
+        res2 = milp(c2, constraints=[cons, fix], integrality=integrality, bounds=bounds, options=opts)
+        x = res2.x if res2.status == 0 and res2.x is not None else res.x
     return [int(round(v)) for v in x[:n]], int(round(x[n]))
 
 
@@ -570,6 +586,9 @@ def monotone_functions(n: int) -> np.ndarray:
     return _codes_to_tables(codes, n)
 
 
+_THRESHOLD_CODES: dict = {}      # n -> sorted uint64 table codes (computed once per process)
+
+
 def threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
     """All threshold functions of ``n <= 5`` inputs as uint8 tables (rows sorted by table code).
 
@@ -581,18 +600,20 @@ def threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
     (14, 4)
     """
     n = check_n_bits(n, name="n", maximum=MAX_ENUM_BITS)
-    mono = monotone_functions(n)
-    Z = points(n)
-    keep = []
-    with progress_bar(mono.shape[0], enabled=progress, desc=f"threshold functions N={n}") as bar:
-        for row in mono:
-            if _decide(Z, row, table_n=n)[0]:
-                keep.append(row)
-            bar.update(1)
-    base = np.array(keep, dtype=np.uint8)
-    idx = np.arange(1 << n, dtype=np.int64)
-    allt = np.concatenate([base[:, idx ^ s] for s in range(1 << n)])
-    codes = np.unique(_tables_to_codes(allt))
+    if n not in _THRESHOLD_CODES:
+        mono = monotone_functions(n)
+        Z = points(n)
+        keep = []
+        with progress_bar(mono.shape[0], enabled=progress, desc=f"threshold functions N={n}") as bar:
+            for row in mono:
+                if _decide(Z, row, table_n=n)[0]:
+                    keep.append(row)
+                bar.update(1)
+        base = np.array(keep, dtype=np.uint8)
+        idx = np.arange(1 << n, dtype=np.int64)
+        allt = np.concatenate([base[:, idx ^ s] for s in range(1 << n)])
+        _THRESHOLD_CODES[n] = np.unique(_tables_to_codes(allt))
+    codes = _THRESHOLD_CODES[n]
     return _codes_to_tables(codes, n)
 
 
