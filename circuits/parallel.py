@@ -416,6 +416,19 @@ def _payload(fn):
     return fn
 
 
+#: Dask: a chunk function whose pickle is larger than this is sent once (as a task result)
+#: instead of inside every chunk task.
+_INLINE_FN_BYTES = 1 << 18
+
+
+def _pickled_size(fn) -> int:
+    from distributed.protocol import pickle as dask_pickle  # cloudpickle fallback, as Dask does
+    try:
+        return len(dask_pickle.dumps(fn))
+    except Exception:  # let Dask raise its own, more precise serialisation error later
+        return 0
+
+
 def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc, retries,
               numba_threads):
     distributed = require_distributed()
@@ -427,13 +440,18 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
             plan, total = _dask_thread_plan(client, numba_threads)
         bounds = chunk_bounds(n_items, chunk_size or _default_chunk_size(n_items, total))
         token = uuid.uuid4().hex
-        # fn travels once, as the result of a task (not scattered data): if the worker holding
-        # it dies, the scheduler recomputes it from the task spec instead of failing the run.
-        fn_future = client.submit(_payload, fn, key=f"depthsep-fn-{token}", pure=False,
-                                  retries=retries)
+        extra = []
+        if _pickled_size(fn) > _INLINE_FN_BYTES:
+            # a large fn (e.g. holding a truth table) travels once, as the result of a task
+            # (not scattered data): if the worker holding it dies, the scheduler recomputes it
+            # from the task spec instead of failing the run.  Small fns ride inside each task,
+            # which saves a dependency hop per chunk.
+            fn = client.submit(_payload, fn, key=f"depthsep-fn-{token}", pure=False,
+                               retries=retries)
+            extra.append(fn)
         keys = [f"depthsep-chunk-{token}-{i}" for i in range(len(bounds))]
         futures = client.map(_dask_chunk, [s for s, _ in bounds], [e for _, e in bounds],
-                             fn=fn_future, plan=plan, key=keys, retries=retries, pure=False)
+                             fn=fn, plan=plan, key=keys, retries=retries, pure=False)
         pending = set(keys)
         acc = initial
         try:
@@ -448,7 +466,7 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
             if pending:  # pragma: no cover - as_completed yields every future exactly once
                 raise DepthsepError(f"{len(pending)} chunks never completed on the Dask cluster")
         finally:
-            client.cancel([f for f in futures if not f.done()] + [fn_future])
+            client.cancel([f for f in futures if not f.done()] + extra)
         return acc
     finally:
         if owned:

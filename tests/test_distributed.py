@@ -151,6 +151,17 @@ def test_larger_cube_many_chunks_with_progress(client):
     _same(remote, local)   # 64 chunks folded in completion order
 
 
+def test_large_chunk_function_is_sent_once(client):
+    # a 2^19-point truth table pickles to > 256 KiB: fn travels as one task result, which
+    # every chunk task depends on, instead of riding inside each of the 32 tasks
+    N = 19
+    circ = _random_depth2(8, N, width=8)
+    table = np.random.default_rng(9).integers(0, 2, size=1 << N).astype(np.uint8)
+    from distributed.protocol import pickle as dask_pickle
+    assert len(dask_pickle.dumps(table)) > parallel._INLINE_FN_BYTES
+    _same(c.count_disagreements(circ, table, client=client, chunk_bits=14), _local(circ, table))
+
+
 def test_executor_forms_of_dask(client):
     circ = _random_depth2(3, 12)
     local = _local(circ, "parity")
@@ -200,7 +211,10 @@ def test_transient_error_is_retried(client, tmp_path):
     assert marker.exists() and got == sum(k * k + 1 for k in range(5000))
 
 
-def test_worker_killed_mid_run_still_exact(client, tmp_path):
+def test_worker_killed_mid_run_still_exact(client, tmp_path, monkeypatch):
+    # force the harder path: the chunk function is itself a task result that may sit on the
+    # worker that dies (the decision is taken in this process, so monkeypatching reaches it)
+    monkeypatch.setattr(parallel, "_INLINE_FN_BYTES", 0)
     N = 16
     circ = _random_depth2(11, N, width=12)
     local_ip, local_ones = _local(circ, "ip"), c.count_ones(circ)
