@@ -30,20 +30,25 @@ def _popcount(x):
 
 @njit(cache=True, nogil=True, parallel=True)
 def _gray_min_weight(rows, n, n_blocks, stop_at):
-    """Per-block (minimum weight, message index attaining it) over the non-zero codewords.
+    """Per (generator, block): minimum weight and a message index attaining it.
 
-    ``rows`` is the (n, W) uint64 generator.  The Gray sequence g(i) = i ^ (i >> 1),
-    i = 1 .. 2^n - 1, visits every non-zero message once; consecutive codewords differ by one
-    generator row (row ctz(i)).  The sequence is split into ``n_blocks`` contiguous blocks; each
-    block starts from its first codeword computed directly.  A block stops early as soon as it
-    finds a weight ``<= stop_at`` (pass 0 to enumerate everything).
+    ``rows`` is a (T, n, W) uint64 stack of T generators.  The Gray sequence
+    g(i) = i ^ (i >> 1), i = 1 .. 2^n - 1, visits every non-zero message once; consecutive
+    codewords differ by one generator row (row ctz(i)).  The sequence is split into
+    ``n_blocks`` contiguous blocks; each (generator, block) job starts from its first codeword
+    computed directly, and the T * n_blocks jobs run in parallel.  A job stops early as soon as
+    it finds a weight ``<= stop_at`` (pass 0 to enumerate everything).  Returns two (T, n_blocks)
+    int64 arrays; an empty block reports weight 2^62 and message -1.
     """
+    T = rows.shape[0]
+    W = rows.shape[2]
     total = np.int64(1) << n
-    W = rows.shape[1]
-    best = np.empty(n_blocks, dtype=np.int64)
-    where = np.empty(n_blocks, dtype=np.int64)
+    best = np.empty((T, n_blocks), dtype=np.int64)
+    where = np.empty((T, n_blocks), dtype=np.int64)
     size = (total + n_blocks - 1) // n_blocks
-    for blk in prange(n_blocks):
+    for job in prange(T * n_blocks):
+        t = job // n_blocks
+        blk = job - t * n_blocks
         lo = max(np.int64(1), blk * size)
         hi = min(total, (blk + 1) * size)
         bw = np.int64(1) << 62
@@ -54,7 +59,7 @@ def _gray_min_weight(rows, n, n_blocks, stop_at):
             for i in range(n):
                 if (g >> i) & 1:
                     for w in range(W):
-                        cw[w] ^= rows[i, w]
+                        cw[w] ^= rows[t, i, w]
             i = lo
             while True:
                 wt = np.int64(0)
@@ -70,14 +75,14 @@ def _gray_min_weight(rows, n, n_blocks, stop_at):
                     break
                 # flip the row of the lowest set bit of i
                 r = 0
-                t = i
-                while (t & 1) == 0:
-                    t >>= 1
+                v = i
+                while (v & 1) == 0:
+                    v >>= 1
                     r += 1
                 for w in range(W):
-                    cw[w] ^= rows[r, w]
-        best[blk] = bw
-        where[blk] = bi
+                    cw[w] ^= rows[t, r, w]
+        best[t, blk] = bw
+        where[t, blk] = bi
     return best, where
 
 

@@ -35,6 +35,8 @@ MAX_CODE_BITS = 32
 MAX_CODE_LENGTH = 4096
 #: Bytes of codeword tables / distance tables a wrapper materialises per chunk.
 _CHUNK_BYTES = 1 << 25
+#: Searches with tries * 2^n at most this many codewords run as one batched kernel call.
+_BATCH_WORK = 1 << 22
 
 
 def _n_words(m: int) -> int:
@@ -77,10 +79,17 @@ def _check_generator(generator) -> np.ndarray:
 
 
 def _gray_min(rows: np.ndarray, n: int, stop_at: int):
-    best, where = _kernels._gray_min_weight(rows, np.int64(n), np.int64(_n_blocks(n)),
+    """(min weight, witness message) of one packed generator (n, W)."""
+    best, where = _kernels._gray_min_weight(rows[None], np.int64(n), np.int64(_n_blocks(n)),
                                             np.int64(stop_at))
-    blk = int(np.argmin(best))          # first block (in Gray order) attaining the minimum
-    return int(best[blk]), int(where[blk])
+    blk = int(np.argmin(best[0]))       # first block (in Gray order) attaining the minimum
+    return int(best[0, blk]), int(where[0, blk])
+
+
+def _gray_min_many(rows: np.ndarray, n: int) -> np.ndarray:
+    """Exact minimum weights of a stack of packed generators (T, n, W), one parallel call."""
+    best, _ = _kernels._gray_min_weight(rows, np.int64(n), np.int64(1), np.int64(0))
+    return best[:, 0]
 
 
 def certified_min_distance(generator) -> "tuple[int, int]":
@@ -208,16 +217,23 @@ class CodeEmbedding:
         ceiling = r + 1                      # Singleton bound d_C <= m - n + 1
         best, best_p = 0, None
         eye = np.eye(n, dtype=np.uint8)
-        with progress_bar(int(tries), enabled=progress, desc=f"code search n={n} m={m}") as bar:
-            for _ in range(int(tries)):
-                p = rng.integers(0, 2, size=(n, r), dtype=np.uint8)
-                rows = _pack_rows(np.hstack([eye, p]))
-                d, _ = _gray_min(rows, n, best)
-                if d > best:
-                    best, best_p = d, p
-                bar.update(1)
-                if best >= ceiling:
-                    break
+        if (1 << n) * int(tries) <= _BATCH_WORK:
+            # small codes: draw every P, enumerate all of them in one parallel kernel call
+            ps = [rng.integers(0, 2, size=(n, r), dtype=np.uint8) for _ in range(int(tries))]
+            rows = _pack_rows(np.stack([np.hstack([eye, p]) for p in ps]))
+            weights = _gray_min_many(rows, n)
+            best_p = ps[int(np.argmax(weights))]       # the first try attaining the maximum
+        else:
+            # large codes: one try at a time, abandoning a try once it cannot beat the best
+            with progress_bar(int(tries), enabled=progress, desc=f"code search n={n} m={m}") as bar:
+                for _ in range(int(tries)):
+                    p = rng.integers(0, 2, size=(n, r), dtype=np.uint8)
+                    d, _ = _gray_min(_pack_rows(np.hstack([eye, p])), n, best)
+                    if d > best:
+                        best, best_p = d, p
+                    bar.update(1)
+                    if best >= ceiling:
+                        break
         self._setup(np.hstack([eye, best_p]))
         self._seed = seed if isinstance(seed, (int, np.integer)) or seed is None else "generator"
         self._tries = int(tries)

@@ -1,0 +1,584 @@
+"""Tests of the embeddings package: kernels against naive twins, the code embedding, the contract,
+the hard instance (mu, f_d, delta*, shifts, summary) and the R-cube variant."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import embeddings as E
+from circuits import inner_product_mod2
+from circuits.errors import DimensionError
+from circuits.hypercube import bits_of, index_of, points
+from embeddings import _kernels
+from embeddings.code import _pack_rows, _unpack_words
+from tests import naive_embeddings as naive
+
+
+def random_generator(rng, n, m, systematic=True):
+    p = rng.integers(0, 2, size=(n, m - n) if systematic else (n, m), dtype=np.uint8)
+    return np.hstack([np.eye(n, dtype=np.uint8), p]) if systematic else p
+
+
+# ----------------------------------------------------------------------------- kernels vs twins
+@pytest.mark.parametrize("n,m", [(1, 1), (1, 5), (2, 3), (3, 12), (5, 20), (6, 70), (8, 32),
+                                 (9, 130), (10, 40)])
+def test_certified_min_distance_matches_naive(rng, n, m):
+    for systematic in (True, False):
+        for _ in range(3):
+            g = random_generator(rng, n, m, systematic)
+            d, e = E.certified_min_distance(g)
+            nd, witnesses = naive.min_distance(g.tolist())
+            assert d == nd
+            if d > 0 or not systematic:
+                assert e in witnesses
+
+
+def test_certified_min_distance_detects_non_injective_code():
+    g = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]], dtype=np.uint8)   # row 2 = row 0 ^ row 1
+    assert E.certified_min_distance(g) == (0, 7)
+
+
+@pytest.mark.parametrize("n_blocks", [1, 2, 3, 7, 64, 200])
+def test_gray_kernel_independent_of_blocks_and_stops_early(rng, n_blocks):
+    n, m = 7, 28
+    gens = [random_generator(rng, n, m) for _ in range(3)]
+    rows = np.stack([_pack_rows(g) for g in gens])
+    want = [naive.min_distance(g.tolist())[0] for g in gens]
+    best, where = _kernels._gray_min_weight(rows, np.int64(n), np.int64(n_blocks), np.int64(0))
+    assert best.shape == (3, n_blocks)
+    assert best.min(axis=1).tolist() == want
+    for t, g in enumerate(gens):
+        blk = int(np.argmin(best[t]))
+        assert bin(naive.codeword(g.tolist(), int(where[t, blk]))).count("1") == want[t]
+    d = want[0]
+    # early stop: with stop_at >= d some block reports a weight <= stop_at
+    best, _ = _kernels._gray_min_weight(rows[:1], np.int64(n), np.int64(n_blocks), np.int64(d + 2))
+    assert int(best.min()) <= d + 2
+    # with stop_at < d the enumeration is complete and exact
+    best, _ = _kernels._gray_min_weight(rows[:1], np.int64(n), np.int64(n_blocks), np.int64(d - 1))
+    assert int(best.min()) == d
+
+
+def test_batched_and_sequential_search_agree(monkeypatch):
+    import embeddings.code as code
+    a = E.CodeEmbedding(6, seed=4, tries=30)
+    monkeypatch.setattr(code, "_BATCH_WORK", 0)
+    b = E.CodeEmbedding(6, seed=4, tries=30)
+    assert np.array_equal(a.generator, b.generator) and a.min_distance == b.min_distance
+
+
+def test_pack_unpack_roundtrip(rng):
+    for m in (1, 7, 64, 65, 130):
+        bits = rng.integers(0, 2, size=(5, m), dtype=np.uint8)
+        w = _pack_rows(bits)
+        assert w.shape == (5, (m + 63) // 64) and w.dtype == np.uint64
+        assert np.array_equal(_unpack_words(w, m), bits)
+        assert [naive.codeword([list(r)], 1) for r in bits.tolist()] == \
+            [sum(int(x) << (64 * i) for i, x in enumerate(row)) for row in w.tolist()]
+
+
+@pytest.mark.parametrize("n,m,half", [(2, 5, 0.0), (3, 12, 0.0), (3, 12, 0.02), (4, 70, 0.01)])
+def test_sqdist_table_matches_naive(rng, n, m, half):
+    g = random_generator(rng, n, m)
+    words = _pack_rows(np.array([[(naive.codeword(g.tolist(), a) >> j) & 1 for j in range(m)]
+                                 for a in range(1 << n)], dtype=np.uint8))
+    s = 1 / math.sqrt(2 * m)
+    X = rng.normal(scale=s, size=(6, m))
+    X[0] = naive.embed(g.tolist(), 3 % (1 << n), s)        # an image: distance 0 to itself
+    got = _kernels._sqdist_table(words, X, s, half)
+    want = naive.sqdist_table(g.tolist(), X.tolist(), s, half)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    if half == 0.0:
+        assert got[0, 3 % (1 << n)] == 0.0
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
+def test_min_over_label_matches_brute_force(rng, n):
+    K = 1 << n
+    U = rng.random((5, K))
+    V = rng.random((5, K))
+    Ui = rng.integers(0, 3, size=(5, K)).astype(np.float64)   # many ties
+    Vi = rng.integers(0, 3, size=(5, K)).astype(np.float64)
+    for A, B in ((U, V), (Ui, Vi)):
+        for label in (0, 1):
+            vals, arg = _kernels._min_over_label(A, B, np.int64(label))
+            want = naive.min_over_label(A.tolist(), B.tolist(), label)
+            assert vals.tolist() == want
+            for i, k in enumerate(arg.tolist()):
+                if k < 0:
+                    assert want[i] == math.inf
+                    continue
+                a, b = k & (K - 1), k >> n
+                assert naive.ip(k, n) == label and A[i, a] + B[i, b] == want[i]
+
+
+# ----------------------------------------------------------------------------- code embedding
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_code_embedding_geometry_exact(n):
+    e = E.CodeEmbedding(n, seed=n)
+    m = e.dim
+    assert (e.n_bits, m) == (n, 4 * n)
+    G = e.generator
+    assert np.array_equal(G[:, :n], np.eye(n, dtype=np.uint8)) and not G.flags.writeable
+    Z = points(n)
+    X = e(Z)
+    assert X.dtype == np.float64 and X.shape == (1 << n, m)
+    np.testing.assert_allclose((X ** 2).sum(axis=1), 0.5, rtol=0, atol=1e-12)
+    assert set(np.abs(X).ravel().tolist()) == {1 / math.sqrt(2 * m)}
+    C = e.encode(Z)
+    for a, b in itertools.combinations(range(1 << n), 2):
+        dh = int((C[a] != C[b]).sum())
+        assert abs(float(((X[a] - X[b]) ** 2).sum()) - 2 * dh / m) < 1e-12
+    d, _ = naive.min_distance(G.tolist())
+    assert e.min_distance == d
+    assert bin(naive.codeword(G.tolist(), e.min_weight_message)).count("1") == d
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(axis=2))
+    D[np.diag_indices_from(D)] = np.inf
+    assert abs(D.min() - e.min_euclidean_distance) < 1e-12
+    assert abs(e.min_euclidean_distance - math.sqrt(2 * d / m)) < 1e-12
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_decode_inverts_embed(n):
+    e = E.CodeEmbedding(n, seed=0, tries=20)
+    Z = points(n)
+    X = e(Z)
+    assert np.array_equal(e.decode(X), Z)
+    if n <= 9:
+        assert np.array_equal(e.decode(X, method="nearest"), Z)
+
+
+def test_nearest_decoding_corrects_noise(rng):
+    e = E.CodeEmbedding(6, seed=0)
+    Z = rng.integers(0, 2, size=(300, 6), dtype=np.uint8)
+    X = e(Z)
+    noise = rng.normal(size=X.shape)
+    noise *= (0.49 * e.min_euclidean_distance) / np.linalg.norm(noise, axis=1, keepdims=True)
+    assert np.array_equal(e.decode(X + noise, method="nearest"), Z)
+    assert np.array_equal(e.nearest(X), index_of(Z))
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_xor_shift_is_a_sign_flip_exactly(n):
+    e = E.CodeEmbedding(n, seed=1, tries=10)
+    X = e.embed_indices(np.arange(1 << n))
+    for r in range(1 << n):
+        flip = e.sign_flip(r)
+        assert set(flip.tolist()) <= {-1.0, 1.0}
+        assert np.array_equal(flip, e.sign_flip(bits_of(r, n)))
+        assert np.array_equal(X[np.arange(1 << n) ^ r], X * flip)
+
+
+def test_codewords_masks_and_words(rng):
+    e = E.CodeEmbedding(5, m=20, seed=3)
+    masks = e.codewords()
+    assert masks.dtype == np.uint64
+    assert masks.tolist() == [naive.codeword(e.generator.tolist(), a) for a in range(32)]
+    assert not masks.flags.writeable
+    big = E.CodeEmbedding(4, m=70, seed=3, tries=5)
+    with pytest.raises(DimensionError, match="codeword_words"):
+        big.codewords()
+    words = big.codeword_words()
+    assert words.shape == (16, 2)
+    assert [sum(int(x) << (64 * i) for i, x in enumerate(r)) for r in words.tolist()] == \
+        [naive.codeword(big.generator.tolist(), a) for a in range(16)]
+    assert np.array_equal(_unpack_words(words, 70), big.encode(points(4)))
+
+
+def test_weight_distribution_matches_naive():
+    e = E.CodeEmbedding(6, seed=2)
+    A = e.weight_distribution()
+    want = np.zeros(e.dim + 1, dtype=np.int64)
+    for a in range(64):
+        want[bin(naive.codeword(e.generator.tolist(), a)).count("1")] += 1
+    assert A.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("n", range(2, 13))
+def test_search_beats_random_code_bound_and_singleton(n):
+    e = E.CodeEmbedding(n)
+    m = 4 * n
+    assert E.random_code_distance_bound(n, m) <= e.min_distance <= m - n + 1
+
+
+def test_random_code_bound_is_valid_over_all_codes():
+    # every P for n = 2, m = 6 (2^8 codes): the fraction of codes below the bound <= failure
+    n, m = 2, 6
+    for failure in (0.1, 0.5, 0.9):
+        bound = E.random_code_distance_bound(n, m, failure)
+        bad = 0
+        for bits in itertools.product((0, 1), repeat=n * (m - n)):
+            g = np.hstack([np.eye(n, dtype=np.uint8), np.array(bits, np.uint8).reshape(n, m - n)])
+            bad += naive.min_distance(g.tolist())[0] < bound
+        assert bad / 2 ** (n * (m - n)) <= failure
+    with pytest.raises(ValueError, match="failure"):
+        E.random_code_distance_bound(4, 16, 1.5)
+
+
+def test_search_is_reproducible_and_monotone_in_tries():
+    a, b = E.CodeEmbedding(7, seed=11), E.CodeEmbedding(7, seed=11)
+    assert np.array_equal(a.generator, b.generator)
+    ds = [E.CodeEmbedding(7, seed=11, tries=t).min_distance for t in (1, 5, 25, 200)]
+    assert ds == sorted(ds)
+    g = np.random.default_rng(5)
+    assert E.CodeEmbedding(4, seed=g, tries=3).seed == "generator"
+
+
+def test_from_generator_and_to_dict():
+    g = np.array([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], dtype=np.uint8)
+    e = E.CodeEmbedding.from_generator(g)
+    assert e.min_distance == 3 and e.tries == 0
+    d = e.to_dict()
+    assert d["generator"] == ["10110", "01011"] and json.loads(json.dumps(d)) == d
+    with pytest.raises(DimensionError, match="systematic"):
+        E.CodeEmbedding.from_generator([[0, 1, 1], [1, 0, 1]])
+    with pytest.raises(DimensionError, match="only 0 and 1"):
+        E.CodeEmbedding.from_generator([[1, 2]])
+
+
+def test_code_embedding_errors():
+    with pytest.raises(DimensionError, match="m must be >= n"):
+        E.CodeEmbedding(5, m=4)
+    with pytest.raises(DimensionError, match="between 1 and 32"):
+        E.CodeEmbedding(33)
+    with pytest.raises(DimensionError, match="between 1 and 32"):
+        E.CodeEmbedding(0)
+    with pytest.raises(DimensionError, match="MAX_CODE_LENGTH"):
+        E.CodeEmbedding(3, m=5000)
+    with pytest.raises(ValueError, match="tries"):
+        E.CodeEmbedding(3, tries=0)
+    with pytest.raises(TypeError, match="m must be an int"):
+        E.CodeEmbedding(3, m=12.0)
+    e = E.CodeEmbedding(3, seed=0, tries=2)
+    with pytest.raises(DimensionError, match=r"shape \(n_points, 3\)"):
+        e([[0, 1]])
+    with pytest.raises(DimensionError, match="only 0 and 1"):
+        e([[0, 1, 2]])
+    with pytest.raises(DimensionError, match=r"shape \(n_points, 12\)"):
+        e.decode(np.zeros((2, 5)))
+    with pytest.raises(DimensionError, match="finite"):
+        e.decode(np.full((1, 12), np.nan))
+    with pytest.raises(ValueError, match="'round' or 'nearest'"):
+        e.decode(np.zeros((1, 12)), method="magic")
+    assert e.affine() is None
+
+
+# ----------------------------------------------------------------------------- contract
+def _all_embeddings():
+    code = E.CodeEmbedding(4, seed=0)
+    return [E.ScaledCube(1), E.ScaledCube(5), E.ScaledCube(7, radius=1.0),
+            E.CodeEmbedding(1, seed=0), code, E.CodeEmbedding(6, m=30, seed=1, tries=20),
+            E.CodeEmbedding(3, m=70, seed=0, tries=5),
+            E.ProductEmbedding(E.ScaledCube(3), E.ScaledCube(2)),
+            E.ProductEmbedding(code, E.ScaledCube(2)), E.HardInstance(3, seed=0).pair_embedding]
+
+
+@pytest.mark.parametrize("emb", _all_embeddings(), ids=repr)
+def test_embedding_contract(emb):
+    assert isinstance(emb, E.Embedding)
+    report = E.check_embedding(emb)
+    assert report.ok and report.n_points == 1 << emb.n_bits
+    assert report.max_norm <= 1 + 1e-12
+    if emb.affine() is not None:
+        assert report.affine_max_error <= 1e-12
+    assert report.decode_mismatches == 0
+
+
+class _Broken:
+    """An embedding that breaks every clause (the contract must catch it)."""
+    n_bits, dim = 2, 2
+
+    def __call__(self, bits):
+        return np.asarray(bits, dtype=np.float64) * 1.5
+
+    def affine(self):
+        return np.eye(2), np.ones(2)
+
+    def decode(self, x):
+        return np.zeros((len(x), 2), dtype=np.uint8)
+
+
+def test_contract_catches_violations():
+    r = E.check_embedding(_Broken(), raise_on_failure=False)
+    assert not r.ok and len(r.failures) == 3
+    assert any("unit ball" in f for f in r.failures)
+    with pytest.raises(AssertionError, match="breaks the embedding contract"):
+        E.check_embedding(_Broken())
+    with pytest.raises(TypeError, match="Embedding protocol"):
+        E.check_embedding(object())
+
+
+def test_scaled_cube_and_lipschitz_blow_up():
+    for n in (1, 2, 8, 32, 50):
+        c = E.ScaledCube(n)
+        assert abs(c.min_euclidean_distance - math.sqrt(2 / n)) < 1e-12
+        assert abs(E.ip_lipschitz_bound(c) - math.sqrt(n / 2)) < 1e-12
+    # the code keeps the constant bounded: sqrt(m / (2 d_C)) with d_C / m bounded below
+    for n in (8, 12):
+        e = E.CodeEmbedding(n)
+        assert abs(E.ip_lipschitz_bound(e) - math.sqrt(4 * n / (2 * e.min_distance))) < 1e-12
+        assert E.ip_lipschitz_bound(e) < 1.6 < E.ip_lipschitz_bound(E.ScaledCube(n))
+    c = E.ScaledCube(4)
+    Z = points(4)
+    X = c(Z)
+    for r in range(16):
+        assert np.array_equal(X[np.arange(16) ^ r], X * c.sign_flip(r))
+    with pytest.raises(DimensionError, match="radius"):
+        E.ScaledCube(3, radius=1.5)
+    with pytest.raises(DimensionError, match="radius 1/sqrt"):
+        E.ProductEmbedding(E.ScaledCube(2, radius=1.0), E.ScaledCube(2))
+    with pytest.raises(TypeError, match="Embedding"):
+        E.ProductEmbedding(E.ScaledCube(2), "cube")
+
+
+# ----------------------------------------------------------------------------- hard instance
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_support_layout_and_geometry(n):
+    inst = E.HardInstance(n, seed=0)
+    m, d = inst.m, inst.dim
+    S = inst.support()
+    k = np.arange(4 ** n)
+    assert S.points.shape == (4 ** n, d) and S.bits.shape == (4 ** n, 2 * n)
+    assert np.array_equal(S.indices, k) and np.array_equal(S.bits, bits_of(k, 2 * n))
+    assert np.array_equal(S.labels, inner_product_mod2(n))
+    assert np.array_equal(S.points, inst.pair_embedding(S.bits))
+    e = inst.embedding
+    assert np.array_equal(S.points[:, :m], e.embed_indices(k & ((1 << n) - 1)))   # Alice = low
+    assert np.array_equal(S.points[:, m:], e.embed_indices(k >> n))
+    np.testing.assert_allclose(np.linalg.norm(S.points, axis=1), 1.0, rtol=0, atol=1e-12)
+    C = e.encode(points(n))
+    X = S.points
+    D2 = ((X[:, None] - X[None]) ** 2).sum(axis=2)
+    a, b = k & ((1 << n) - 1), k >> n
+    dh = (C[a][:, None] != C[a][None]).sum(axis=2) + (C[b][:, None] != C[b][None]).sum(axis=2)
+    np.testing.assert_allclose(D2, 2 * dh / m, rtol=0, atol=1e-12)
+    # delta*_0 = sqrt(2 d_C / m) is the distance between the labels, and it is attained
+    diff = S.labels[:, None] != S.labels[None]
+    assert abs(math.sqrt(D2[diff].min()) - inst.delta_star) < 1e-12
+    assert abs(inst.delta_star - math.sqrt(2 * e.min_distance / m)) < 1e-15
+    x0, x1, k0, k1 = inst.delta_star_witness()
+    assert inst.labels_of([k0, k1]).tolist() == [0, 1]
+    assert abs(float(np.linalg.norm(x0 - x1)) - inst.delta_star) < 1e-12
+    assert np.array_equal(np.vstack([x0, x1]), S.points[[k0, k1]])
+
+
+@pytest.mark.parametrize("n,tau", [(1, 0.15), (2, 0.1), (3, 0.05)])
+def test_box_gap_matches_brute_force(n, tau):
+    inst = E.HardInstance(n, tau=tau, seed=0)
+    boxes = naive.hard_boxes(inst.embedding.generator.tolist(), tau)
+    gap = naive.boxes_gap(boxes)
+    want = math.sqrt(2 * inst.embedding.min_distance / inst.m) * (1 - tau) / (1 + tau)
+    assert abs(gap - want) < 1e-12 and abs(inst.delta_star - want) < 1e-15
+    x0, x1, k0, k1 = inst.delta_star_witness()
+    assert abs(float(np.linalg.norm(x0 - x1)) - gap) < 1e-12
+    lo, hi = inst._box(np.array([k0, k1]))
+    assert ((lo - 1e-15 <= np.vstack([x0, x1])) & (np.vstack([x0, x1]) <= hi + 1e-15)).all()
+    assert inst.labels_of([k0, k1]).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("n,tau", [(1, 0.0), (2, 0.0), (3, 0.0), (2, 0.1), (3, 0.15)])
+def test_target_and_distance_match_naive(rng, n, tau):
+    inst = E.HardInstance(n, tau=tau, seed=1)
+    boxes = naive.hard_boxes(inst.embedding.generator.tolist(), tau)
+    s = inst.sample(20, rng).points
+    X = np.vstack([E.uniform_ball(20, inst.dim, rng), s + rng.normal(scale=0.05, size=s.shape), s])
+    for label in (0, 1):
+        dist, k = inst.distance(X, label)
+        want = [naive.distance_to_label(boxes, x, label) for x in X.tolist()]
+        np.testing.assert_allclose(dist, want, rtol=1e-12, atol=1e-14)
+        assert (inst.labels_of(k) == label).all()
+        near, dd, _ = inst.project(X, label)
+        np.testing.assert_allclose(np.linalg.norm(near - X, axis=1), dd, rtol=1e-12, atol=1e-14)
+    f = inst.target(X)
+    want = [min(1.0, naive.distance_to_label(boxes, x, 0) / inst.delta_star) for x in X.tolist()]
+    np.testing.assert_allclose(f, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("n,tau", [(2, 0.0), (5, 0.0), (4, 0.1), (6, 0.15)])
+def test_target_equals_label_on_support(n, tau):
+    inst = E.HardInstance(n, tau=tau, seed=2)
+    S = inst.support()
+    assert np.abs(inst.target(S.points) - S.labels).max() <= 1e-12
+    s = inst.sample(2000, seed=3)
+    assert np.abs(inst.target(s.points) - s.labels).max() <= 1e-12
+    assert np.array_equal(inst.rounded_label(s.points), s.labels)
+    assert np.array_equal(inst.decode(s.points), s.bits)
+    assert np.array_equal(inst.decode(s.points, method="nearest"), s.bits)
+
+
+@pytest.mark.parametrize("n,tau", [(2, 0.0), (4, 0.0), (3, 0.15), (5, 0.1)])
+def test_lipschitz_check(n, tau):
+    inst = E.HardInstance(n, tau=tau, seed=0)
+    r = inst.check_lipschitz(300, seed=n)
+    assert r.ok, r.max_ratio
+    assert all(v <= 1 + 1e-9 for v in r.max_ratio.values())
+    assert r.max_ratio["adversarial"] >= 1 - 1e-9        # the constant is attained
+    assert json.loads(json.dumps(r.to_dict()))["ok"] is True
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.floats(1e-6, 2.0))
+def test_lipschitz_property_random_pairs(seed, scale):
+    inst = _lip_instance()
+    g = np.random.default_rng(seed)
+    x = inst.sample(8, g).points
+    y = x + g.normal(scale=scale / math.sqrt(inst.dim), size=x.shape)
+    df = np.abs(inst.target(x) - inst.target(y))
+    assert (df <= inst.lipschitz_constant * np.linalg.norm(x - y, axis=1) + 1e-12).all()
+
+
+_LIP = {}
+
+
+def _lip_instance():
+    if "inst" not in _LIP:
+        _LIP["inst"] = E.HardInstance(3, tau=0.1, seed=4)
+    return _LIP["inst"]
+
+
+def test_sampler_statistics():
+    inst = E.HardInstance(2, seed=0)
+    s = inst.sample(64000, seed=7)
+    counts = np.bincount(s.indices, minlength=16)
+    assert stats.chisquare(counts).pvalue > 1e-6
+    p = inst.label_one_fraction
+    assert p == 0.5 - 2 ** -3
+    assert abs(s.labels.mean() - p) < 5 * math.sqrt(p * (1 - p) / 64000)
+    assert np.array_equal(s.points, inst.points_of(s.indices))
+    # reproducible, and rng / seed are the same thing
+    assert np.array_equal(inst.sample(50, seed=1).points, inst.sample(50, np.random.default_rng(1)).points)
+    with pytest.raises(TypeError, match="either rng or seed"):
+        inst.sample(3, 1, seed=1)
+    with pytest.raises(ValueError, match="non-negative"):
+        inst.sample(-1)
+
+
+def test_box_sampler_is_uniform_in_boxes_and_in_the_ball():
+    tau = 0.15
+    inst = E.HardInstance(3, tau=tau, seed=0)
+    s = inst.sample(4000, seed=8)
+    c = inst.points_of(s.indices)
+    h = inst.half_width
+    assert abs(h - tau / (math.sqrt(2 * inst.m) * (1 + tau))) < 1e-15
+    off = (s.points - c).ravel()
+    assert np.abs(off).max() <= h * (1 + 1e-12)
+    assert stats.kstest(off, stats.uniform(loc=-h, scale=2 * h).cdf).pvalue > 1e-6
+    norms = np.linalg.norm(s.points, axis=1)
+    assert norms.max() <= 1 + 1e-12
+    assert np.array_equal(np.sign(s.points), np.sign(c))
+    # centres of mu_tau are x_{a,b} / (1 + tau)
+    x0 = E.HardInstance(3, seed=0).support().points
+    np.testing.assert_allclose(inst.support().points, x0 / (1 + tau), rtol=1e-15, atol=0)
+
+
+def test_iter_support_equals_support():
+    inst = E.HardInstance(3, tau=0.05, seed=0)
+    S = inst.support()
+    chunks = list(inst.iter_support(chunk=7))
+    assert [len(c) for c in chunks] == [7] * 9 + [1]
+    for field in ("points", "bits", "labels", "indices"):
+        assert np.array_equal(np.concatenate([getattr(c, field) for c in chunks]), getattr(S, field))
+    with pytest.raises(ValueError, match="chunk"):
+        next(inst.iter_support(chunk=0))
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.1])
+def test_shift_signs_act_exactly(tau):
+    n = 3
+    inst = E.HardInstance(n, tau=tau, seed=0)
+    S = inst.support()
+    k = np.arange(4 ** n)
+    a, b = k & 7, k >> 3
+    smp = inst.sample(200, seed=2)
+    for r in range(8):
+        for s in range(8):
+            R = inst.shift_signs(r, s)
+            assert np.array_equal(S.points[(a ^ r) + ((b ^ s) << n)], S.points * R)
+            # a box sample reflected lies in the shifted box (mu_tau is invariant)
+            moved = smp.points * R
+            kk = (smp.indices & 7 ^ r) + (((smp.indices >> 3) ^ s) << n)
+            lo, hi = inst._box(kk)
+            assert ((lo <= moved) & (moved <= hi)).all()
+    assert np.array_equal(inst.shift_signs([1, 0, 1], 0), inst.shift_signs(5, 0))
+
+
+def test_summary_table_and_json():
+    inst = E.HardInstance(4, seed=0)
+    s = inst.summary()
+    S = inst.support()
+    y = S.labels.astype(float)
+    assert s.support_size == len(S) == 256
+    assert abs(s.best_constant_mse - ((y - y.mean()) ** 2).mean()) < 1e-15
+    assert s.best_constant_mse == 0.25 - 4.0 ** -5
+    assert abs(s.lipschitz_constant - 1 / s.delta_star) < 1e-15
+    d = json.loads(json.dumps(inst.to_dict()))
+    assert d["min_distance"] == inst.embedding.min_distance and len(d["generator"]) == 4
+    text = str(s)
+    for word in ("d_C (certified)", "delta*", "Lipschitz", "best constant MSE", "256"):
+        assert word in text
+
+
+def test_hard_instance_errors():
+    for tau in (0.2, -0.1, 1.0, float("nan")):
+        with pytest.raises(DimensionError, match=r"MAX_TAU = 0.15"):
+            E.HardInstance(2, tau=tau)
+    with pytest.raises(TypeError, match="tau"):
+        E.HardInstance(2, tau="0.1")
+    with pytest.raises(DimensionError, match="between 1 and 20"):
+        E.HardInstance(21)
+    with pytest.raises(DimensionError, match="m must be >= n"):
+        E.HardInstance(4, m=3)
+    inst = E.HardInstance(2, seed=0, tries=3)
+    with pytest.raises(DimensionError, match=r"shape \(n_points, 16\)"):
+        inst.target(np.zeros((3, 5)))
+    with pytest.raises(DimensionError, match="finite"):
+        inst.target(np.full((1, 16), np.inf))
+    with pytest.raises(ValueError, match="label"):
+        inst.distance(np.zeros((1, 16)), 2)
+    with pytest.raises(DimensionError, match=r"\[0, 4\^2\)"):
+        inst.points_of([16])
+    big = E.HardInstance(13, seed=0, tries=1)
+    with pytest.raises(DimensionError, match="iter_support"):
+        big.support()
+
+
+# ----------------------------------------------------------------------------- R-cube variant
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_cube_instance_matches_naive(rng, n):
+    c = E.CubeInstance(n)
+    boxes = naive.cube_boxes(n)
+    assert abs(naive.boxes_gap(boxes) - c.delta_star) < 1e-15 and c.lipschitz_constant == 2.0
+    S = c.support()
+    assert np.array_equal(S.points, bits_of(np.arange(4 ** n), 2 * n).astype(float))
+    assert np.array_equal(S.labels, inner_product_mod2(n))
+    X = np.vstack([rng.random((30, 2 * n)) * 1.4 - 0.2, c.sample(30, rng).points])
+    for label in (0, 1):
+        dist, k = c.distance(X, label)
+        np.testing.assert_allclose(dist, [naive.distance_to_label(boxes, x, label)
+                                          for x in X.tolist()], rtol=1e-12, atol=1e-15)
+    s = c.sample(500, seed=1)
+    assert np.array_equal(c.target(s.points), s.labels.astype(float))
+    assert np.array_equal(c.decode(s.points), s.bits)
+    r = c.check_lipschitz(200, seed=0)
+    assert r.ok and r.max_ratio["adversarial"] >= 1 - 1e-9
+
+
+def test_cube_shift_is_affine_reflection():
+    n = 2
+    c = E.CubeInstance(n)
+    s = c.sample(300, seed=3)
+    for r, t in itertools.product(range(4), repeat=2):
+        sg, off = c.shift_affine(r, t)
+        moved = s.points * sg + off
+        kk = (s.indices & 3 ^ r) + (((s.indices >> 2) ^ t) << n)
+        lo, hi = c._box(kk)
+        assert ((lo <= moved) & (moved <= hi)).all()
+    with pytest.raises(ValueError, match="rounding only"):
+        c.decode(np.zeros((1, 4)), method="nearest")
+    assert c.summary()["diameter"] == 2.0
