@@ -38,3 +38,26 @@ __all__ += [
     "ThresholdTest", "is_threshold_function", "minimal_weights", "chow_parameters", "threshold_gate",
     "threshold_functions", "count_threshold_functions", "min_depth2_size",
 ]
+
+from circuits.spectral import (Correlation, GateCorrelation, WalshSpectrum, correlation, degree,
+                               fourier_coefficients, gate_ip_correlation, influences,
+                               noise_sensitivity, spectral_norm, total_influence, walsh_hadamard,
+                               walsh_hadamard_, walsh_spectrum)
+from circuits.communication import (DiscrepancySearch, discrepancy, matrix_spectral_norm,
+                                    max_discrepancy_search, numerical_rank, rectangle_sum,
+                                    sign_matrix)
+from circuits.bounds import (Bound, DiscriminatorCheck, advantage_bound, discriminator_check,
+                             forster_sign_rank_bound, gate_lemma_bound, gate_lemma_constant,
+                             lindsey_bound, maj_maj_bound, maj_thr_bound, parity_depth_bound,
+                             thr_maj_bound, thr_thr_bound)
+
+__all__ += [
+    "walsh_hadamard", "walsh_hadamard_", "WalshSpectrum", "walsh_spectrum", "fourier_coefficients",
+    "degree", "spectral_norm", "influences", "total_influence", "noise_sensitivity",
+    "Correlation", "correlation", "GateCorrelation", "gate_ip_correlation",
+    "sign_matrix", "rectangle_sum", "discrepancy", "DiscrepancySearch", "max_discrepancy_search",
+    "matrix_spectral_norm", "numerical_rank",
+    "Bound", "maj_maj_bound", "maj_thr_bound", "thr_maj_bound", "thr_thr_bound",
+    "parity_depth_bound", "forster_sign_rank_bound", "lindsey_bound", "gate_lemma_constant",
+    "gate_lemma_bound", "advantage_bound", "DiscriminatorCheck", "discriminator_check",
+]
