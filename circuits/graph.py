@@ -34,6 +34,8 @@ The graph is only a view (STYLE.md principle 10): arrays and gate tuples are the
 a :class:`DagCircuit`, edge attribute ``"weight"`` and node attributes ``"type"``,
 ``"threshold"`` and ``"output"``.  **Only nonzero weights become edges**, so
 ``G.number_of_edges() == circuit.n_wires``; :func:`from_networkx` inverts the view.
+networkx's path functions read the ``"weight"`` attribute by default, so the depth is
+``nx.dag_longest_path_length(G, weight=None)`` (unweighted: one edge per gate on the path).
 """
 
 from __future__ import annotations
@@ -488,7 +490,7 @@ def to_networkx(circuit):
     >>> import networkx as nx
     >>> c = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)     # XOR
     >>> G = to_networkx(c)
-    >>> G.number_of_edges() == c.n_wires, nx.dag_longest_path_length(G) == c.depth
+    >>> G.number_of_edges() == c.n_wires, nx.dag_longest_path_length(G, weight=None) == c.depth
     (True, True)
     >>> G.edges[(1, 1), (2, 0)]["weight"], G.nodes[(1, 1)]["threshold"]
     (-1, 2)
@@ -563,8 +565,9 @@ def from_networkx(G):
     except nx.NetworkXNoCycle:
         cycle = None
     if cycle:
-        raise InvalidCircuitError(f"the graph has a cycle through node {cycle[0][0]!r}: "
-                                  f"{' -> '.join(repr(u) for u, _ in cycle)}; circuits are acyclic")
+        path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
+        raise InvalidCircuitError(f"the graph has a cycle through node {cycle[0][0]!r}: {path}; "
+                                  f"circuits are acyclic")
     inputs, gates = [], []
     for v, data in G.nodes(data=True):
         inp = v if isinstance(v, tuple) and len(v) == 2 and v[0] == "x" else None
