@@ -8,9 +8,11 @@ from networks.errors import InvalidNetworkError
 from networks.activations import (ACTIVATIONS, Activation, get_activation, register_activation,
                                   unregister_activation)
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
+from networks import constructions, legendre
 
 __all__ = [
     "InvalidNetworkError",
     "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
     "DenseLayer", "SigmaNetwork", "random_network",
+    "constructions", "legendre",
 ]
