@@ -17,7 +17,7 @@ Results go to ``benchmarks/results_distributed.md`` and ``.json`` (both written 
 Usage::
 
     python benchmarks/bench_distributed.py                 # N = 30, 3 repeats
-    python benchmarks/bench_distributed.py --n 26 --repeats 5 --no-progress
+    python benchmarks/bench_distributed.py --n 26 --repeats 5
 """
 
 from __future__ import annotations
@@ -25,79 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
-import platform
 import resource
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import circuits as c  # noqa: E402
+from benchmarks import _common  # noqa: E402
+from benchmarks.bench_circuits import w1_circuit  # noqa: E402  (the W1/W6 instance builder)
 from circuits.io import write_bytes_atomic, write_json_atomic  # noqa: E402
 from circuits.parallel import _default_chunk_size, usable_cpus  # noqa: E402
-from circuits.progress import progress_bar  # noqa: E402
-
-
-def w6_instance(n_inputs: int, width: int = 64, *, seed: int = 0) -> c.ThresholdCircuit:
-    """The W1/W6 circuit, from ``benchmarks/bench_circuits.py`` when that script provides it."""
-    try:
-        from benchmarks import bench_circuits
-        builder = getattr(bench_circuits, "w1_circuit", None) or getattr(
-            bench_circuits, "random_depth2", None)
-    except ImportError:
-        builder = None
-    if builder is not None:
-        return builder(n_inputs, width, seed=seed)
-    rng = np.random.default_rng(seed)
-    W = rng.integers(-8, 9, size=(width, n_inputs))
-    # w . x over the uniform cube is symmetric about sum(w) / 2: its median.  Jitter by +-1.
-    t = np.floor(W.sum(axis=1) / 2).astype(np.int64) + rng.integers(-1, 2, size=width)
-    v = rng.integers(-8, 9, size=width)
-    return c.ThresholdCircuit.depth2(W, t, v, int(np.floor(v.sum() / 2)))
-
-
-def _machine() -> dict:
-    model = "unknown"
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                model = line.split(":", 1)[1].strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    import dask
-    import distributed
-    import numba
-    return {"cpu": model, "usable_cpus": usable_cpus(), "python": platform.python_version(),
-            "numpy": np.__version__, "numba": numba.__version__, "dask": dask.__version__,
-            "distributed": distributed.__version__,
-            "numba_threads": numba.config.NUMBA_NUM_THREADS,
-            "threading_layer": _threading_layer()}
-
-
-def _threading_layer():
-    import numba
-    try:
-        return numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet
-        return "not initialised"
-
-
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def _stats(xs):
-    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "all": xs}
 
 
 def main(argv=None) -> dict:
@@ -108,62 +47,62 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeats", type=int, default=3, help="timed repeats per path (>= 3)")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
     ap.add_argument("--out", type=Path, default=HERE / "results_distributed.md")
-    ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if args.repeats < 3:
         ap.error("--repeats must be >= 3 (medians of at least three)")
 
+    import dask
     import distributed
+    import numba
 
-    circ = w6_instance(args.n, args.width, seed=args.seed)
-    warm = w6_instance(min(args.n, 20), args.width, seed=args.seed)  # same kernel types, small
+    machine = _common.machine_info()
+    circ = w1_circuit(args.n, args.width, seed=args.seed)
+    warm = w1_circuit(min(args.n, 20), args.width, seed=args.seed)  # same kernel types, small
 
-    compile_local, _ = _timed(lambda: c.count_ones(warm))
-    t_start, (cluster, client) = _timed(lambda: _start_cluster(distributed, args.workers))
+    compile_local, _ = _common.timed(c.count_ones, warm)
+    t_start, (cluster, client) = _common.timed(_start_cluster, distributed, args.workers)
     try:
-        compile_dask, _ = _timed(lambda: c.count_ones(warm, client=client))
-        local_times, dask_times, counts = [], [], set()
-        with progress_bar(2 * args.repeats, enabled=not args.no_progress, desc="A B A B",
-                          unit="run") as bar:
-            for _ in range(args.repeats):
-                dt, n_local = _timed(lambda: c.count_ones(circ))
-                local_times.append(dt)
-                bar.update(1)
-                dt, n_dask = _timed(lambda: c.count_ones(circ, client=client))
-                dask_times.append(dt)
-                bar.update(1)
-                counts.update({("local", n_local), ("dask", n_dask)})
+        compile_dask, _ = _common.timed(c.count_ones, warm, client=client)
         n_threads = sum(client.nthreads().values())
+        counts = {}
+        timings = _common.interleaved(
+            {"local": lambda: c.count_ones(circ), "dask": lambda: c.count_ones(circ, client=client)},
+            args.repeats, check=lambda name, res: counts.setdefault(name, set()).add(res))
     finally:
         client.close()
         cluster.close()
-    values = {v for _, v in counts}
+    values = set().union(*counts.values())
     if len(values) != 1:
-        raise SystemExit(f"count mismatch between local and Dask paths: {sorted(counts)}")
-    local, dask_ = _stats(local_times), _stats(dask_times)
+        raise SystemExit(f"count mismatch between local and Dask paths: {counts}")
+    local, dask_ = timings["local"], timings["dask"]
+    machine.update({"usable_cpus": usable_cpus(), "dask": dask.__version__,
+                    "distributed": distributed.__version__,
+                    "threading_layer": numba.threading_layer()})
     record = {
-        "command": "python benchmarks/bench_distributed.py " + " ".join(argv or sys.argv[1:]),
-        "machine": _machine(),
+        "command": "python benchmarks/bench_distributed.py " + " ".join(
+            sys.argv[1:] if argv is None else argv),
+        "machine": machine,
         "workload": {"id": "W6", "N": args.n, "width": args.width, "seed": args.seed,
-                     "weights": "[-8, 8]", "thresholds": "near each gate's median",
+                     "instance": "benchmarks.bench_circuits.w1_circuit",
                      "points": 1 << args.n},
         "count": values.pop(),
-        "baseline": {"name": "local count_ones (numba threads in one process)", **local},
-        "candidate": {"name": f"Dask LocalCluster({args.workers} workers x 1 thread, processes)",
-                      **dask_},
-        "ratio_dask_over_local": dask_["median"] / local["median"],
+        "baseline": {**local.to_dict(), "name": "local count_ones (numba threads, one process)"},
+        "candidate": {**dask_.to_dict(),
+                      "name": f"Dask LocalCluster({args.workers} workers x 1 thread, processes)"},
+        "ratio_dask_over_local": dask_.median / local.median,
         "cluster_startup_s": t_start,
         "first_call_s": {"local": compile_local, "dask": compile_dask},
-        "peak_rss_mib": {
-            "this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "largest_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024},
+        "peak_rss_bytes": {"this_process": _common.peak_rss_bytes(),
+                           "largest_worker": resource.getrusage(
+                               resource.RUSAGE_CHILDREN).ru_maxrss * 1024},
         "repeats": args.repeats,
         "dask_chunks": -(-(1 << args.n) // _default_chunk_size(1 << args.n, n_threads)),
+        "load_average_at_end": list(__import__("os").getloadavg()),
     }
     write_json_atomic(args.out.with_suffix(".json"), record)
-    write_bytes_atomic(args.out, _markdown(record).encode())
-    print(json.dumps({k: record[k] for k in ("count", "ratio_dask_over_local")}),
-          f"local {local['median']:.3f} s, dask {dask_['median']:.3f} s")
+    write_bytes_atomic(args.out, _markdown(record, local, dask_).encode())
+    print(json.dumps({"count": record["count"], "ratio": record["ratio_dask_over_local"]}),
+          f"local {local.summary()}, dask {dask_.summary()}")
     return record
 
 
@@ -175,38 +114,35 @@ def _start_cluster(distributed, n_workers):
     return cluster, client
 
 
-def _markdown(r) -> str:
-    m, w, b, d = r["machine"], r["workload"], r["baseline"], r["candidate"]
-
-    def fmt(s):
-        return f"{s['median']:.3f} s [{s['min']:.3f}-{s['max']:.3f}]"
-
-    return f"""# Distributed evaluation (Dask) — results
+def _markdown(r, local, dask_) -> str:
+    m, w = r["machine"], r["workload"]
+    rss = r["peak_rss_bytes"]
+    return f"""# Distributed evaluation (Dask): results
 
 Command: `{r['command'].strip()}`
 
-Machine: {m['cpu']}, {m['usable_cpus']} usable CPUs; Python {m['python']}, numpy {m['numpy']},
-numba {m['numba']} ({m['numba_threads']} threads, layer {m['threading_layer']}), dask
-{m['dask']}, distributed {m['distributed']}.
+Machine: {m['cpu_model']}, {m['usable_cpus']} usable CPUs (load average at start
+{', '.join(f'{x:.1f}' for x in m['load_average_at_start'])}, at end
+{', '.join(f'{x:.1f}' for x in r['load_average_at_end'])}); Python {m['python']}, numpy
+{m['numpy']}, numba {m['numba']} ({m['numba_threads']} threads, layer {m['threading_layer']}),
+dask {m['dask']}, distributed {m['distributed']}.
 
 Workload: W6-style depth-2 THR o THR, N = {w['N']} ({w['points']:,} points), w = {w['width']},
-weights in {w['weights']}, thresholds {w['thresholds']}, seed {w['seed']}; result = number of
-points where the output is 1.
+integer weights in [-8, 8], thresholds near each gate's median (`{w['instance']}`, seed
+{w['seed']}); result = number of points where the output is 1.
 
 | path | median [min-max] of {r['repeats']} (A B A B ...) | count |
 |---|---|---|
-| baseline: {b['name']} | {fmt(b)} | {r['count']:,} |
-| {d['name']} | {fmt(d)} | {r['count']:,} |
-
-Dask ran {r['dask_chunks']} chunk tasks per count.
+| baseline: {r['baseline']['name']} | {local.summary()} | {r['count']:,} |
+| {r['candidate']['name']} | {dask_.summary()} | {r['count']:,} |
 
 **Ratio dask / local (medians, same run): {r['ratio_dask_over_local']:.3f}** (target <= 1.15).
-Counts are identical on both paths.
+Counts are identical on both paths.  Dask ran {r['dask_chunks']} chunk tasks per count.
 
 Separately: cluster start-up {r['cluster_startup_s']:.2f} s; first call at N = 20 (JIT compile or
 cache load) {r['first_call_s']['local']:.2f} s local, {r['first_call_s']['dask']:.2f} s on the
-cluster.  Peak RSS: this process {r['peak_rss_mib']['this_process']:.0f} MiB, largest worker
-{r['peak_rss_mib']['largest_worker']:.0f} MiB.
+cluster.  Peak RSS: this process {_common.fmt_bytes(rss['this_process'])}, largest worker
+{_common.fmt_bytes(rss['largest_worker'])}.
 
 Each Dask chunk runs its numba kernel on one thread (cores per host // Dask threads per host),
 so the two worker processes use the two cores without oversubscription; the local baseline uses

@@ -19,14 +19,20 @@ Failure handling.  Chunks are pure functions of ``(start, stop)``, so recomputin
 same answer: when a Dask worker dies mid-run, the scheduler re-runs its unfinished tasks on the
 surviving workers (up to ``distributed.scheduler.allowed-failures`` times), and a task that raised
 is retried ``retries`` times.  Every chunk has its own Dask key and exactly one future, and each
-future's result is folded in exactly once, so no chunk is lost or counted twice.
+future's result is folded in exactly once, so no chunk is lost or counted twice.  A chunk
+function that pickles to more than 256 KiB (say, one holding a large truth table) is shipped
+once, as the result of its own task that every chunk depends on; being a task rather than
+scattered data, it is recomputed if the worker holding it dies.
 
 Numba threads.  Dask runs ``nthreads`` tasks at once on every worker.  If each of them also ran a
 numba kernel on all of the machine's cores, the cores would be oversubscribed.  Before a chunk
 runs on a worker, its numba thread count is set (thread-locally, with
 :func:`numba.set_num_threads`) to ``max(1, cores of that host // Dask threads on that host)``; with
 the usual one Dask thread per core this is 1, and parallelism comes from the chunks.  Pass
-``numba_threads=`` to override it.
+``numba_threads=`` to override it.  Several threads of one process then launch numba parallel
+kernels at the same time; numba's ``omp`` and ``tbb`` threading layers allow that, its fallback
+``workqueue`` layer does not (``numba.threading_layer()`` tells which one runs; use Dask workers
+with one thread each, or install ``tbb``, if it says ``workqueue``).
 
 Dask is an optional extra: ``pip install 'depthsep[distributed]'``.  Without it everything except
 the Dask backend works, and asking for the Dask backend raises :class:`MissingDependencyError`
