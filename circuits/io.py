@@ -185,14 +185,18 @@ class _Doc:
             self.fail(f"{loc} = {_short(v)} is beyond int64 (|v| > 2^63 - 1)")
         return v
 
-    def listof(self, v, loc: str, *, max_len: int, min_len: int = 0) -> list:
+    def listof(self, v, loc: str, *, max_len: int, min_len: int = 0, limit: "str | None" = None) -> list:
         if not isinstance(v, list):
             self.fail(f"{loc} must be a JSON array, got {type(v).__name__} {_short(v)}")
+        if min_len == max_len and len(v) != min_len:
+            self.fail(f"{loc} must have exactly {min_len} entries, got {len(v)}")
         if len(v) < min_len:
             self.fail(f"{loc} must have at least {min_len} entries, got {len(v)}")
         if len(v) > max_len:
-            self.fail(f"{loc} has {len(v)} entries, above the limit {max_len}; raise the limit "
-                      f"keyword if the file is trusted")
+            if limit:
+                self.fail(f"{loc} has {len(v)} entries, above {limit}={max_len}; raise {limit} if "
+                          f"the file is trusted")
+            self.fail(f"{loc} must have at most {max_len} entries, got {len(v)}")
         return v
 
     def obj(self, v, loc: str, required: tuple, optional: tuple = ()) -> dict:
@@ -276,13 +280,14 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
 
     d.obj(doc, "the document", ("format", "version", "kind", "n_inputs", "layers"), ("metadata",))
     n_in = _n_inputs(d, doc, max_inputs)
-    layers = d.listof(doc["layers"], "'layers'", max_len=max_gates, min_len=1)
+    layers = d.listof(doc["layers"], "'layers'", max_len=max_gates, min_len=1, limit="max_gates")
     total_gates = total_weights = 0
     built = []
     for li, layer in enumerate(layers):
         loc = f"layers[{li}]"
         d.obj(layer, loc, ("weights", "thresholds"))
-        rows = d.listof(layer["weights"], f"{loc}.weights", max_len=max_gates, min_len=1)
+        rows = d.listof(layer["weights"], f"{loc}.weights", max_len=max_gates, min_len=1,
+                        limit="max_gates")
         total_gates += len(rows)
         total_weights += len(rows) * n_in
         if total_gates > max_gates:
@@ -315,7 +320,7 @@ def _dag_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
     output = doc["output"]
     if not isinstance(output, str):
         d.fail(f"'output' must be a gate name (a string), got {_short(output)}")
-    gates = d.listof(doc["gates"], "'gates'", max_len=max_gates, min_len=1)
+    gates = d.listof(doc["gates"], "'gates'", max_len=max_gates, min_len=1, limit="max_gates")
     total = 0
     built = []
     for gi, g in enumerate(gates):
@@ -329,7 +334,8 @@ def _dag_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
             d.fail(f"{loc}.name must be a non-empty string, got {_short(g['name'])}")
         if not isinstance(g["type"], str):
             d.fail(f"{loc}.type must be a string, got {_short(g['type'])}")
-        ins = d.listof(g["inputs"], f"{loc}.inputs", max_len=max_weights, min_len=1)
+        ins = d.listof(g["inputs"], f"{loc}.inputs", max_len=max_weights, min_len=1,
+                       limit="max_weights")
         total += len(ins)
         if total > max_weights:
             d.fail(f"{loc}: more than {max_weights} wires in total; raise max_weights if trusted")
@@ -396,8 +402,14 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     def _no_constants(name):
         raise ValueError(f"{name} is not allowed (JSON has no NaN/Infinity)")
 
+    def _finite_float(text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"number {text[:20]} overflows a float")
+        return value
+
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite_float)
     except UnicodeDecodeError as exc:
         raise InvalidCircuitError(f"{where}not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
