@@ -106,16 +106,19 @@ class Certificate:
                 "failures": [i.name for i in self.failures], "bounds": dict(self.bounds)}
 
 
-def _forster(sign_matrix: np.ndarray, n: int) -> tuple[float, str]:
-    """Forster's bound √(pq)/‖S‖₂ for the sign matrix (the analysis helper's calculator if
-    present, else the Hadamard value 2^{n/2} of THEORY §1.3/§6)."""
-    try:
-        from circuits.bounds import forster_sign_rank_bound
-    except ImportError:
-        return 2.0 ** (n / 2), "Forster for Hadamard matrices: 2^{n/2} (THEORY §1.3)"
-    val = forster_sign_rank_bound(sign_matrix)
-    val = float(getattr(val, "bound", val))
-    return val, "circuits.bounds.forster_sign_rank_bound(sign(M_k))"
+def _forster(M: np.ndarray, n: int) -> tuple[float, str]:
+    """Forster's bound √(pq)/‖S‖₂ (circuits.bounds) for S = sign(M_k), or for H itself when
+    M_k has a zero entry; rounded up to the least integer consistent with it (a rank is an
+    integer)."""
+    from circuits.bounds import forster_sign_rank_bound
+
+    S = np.sign(M)
+    source = "circuits.bounds.forster_sign_rank_bound(sign(M_k))"
+    if not np.isin(S, (-1.0, 1.0)).all():
+        S = ip_sign_matrix(n)
+        source = "circuits.bounds.forster_sign_rank_bound(H) (M_k has zero entries)"
+    bound = forster_sign_rank_bound(S)
+    return float(bound.inputs["ceil"]), source + f" = {bound.value:.6g}, rounded up"
 
 
 def certify(*, n: int, width: int, mse: float, quantised, reduction, circuit=None,
@@ -191,7 +194,7 @@ def certify(*, n: int, width: int, mse: float, quantised, reduction, circuit=Non
               "least_k": red.least_k, "K": qn.K, "K_bound_theory": qn.K_bound,
               "rank_bound_V": rank_bound_V, "rank_bound_Mk": k * rank_bound_V,
               "rank_bound_Mk_wK": k * (1 + width * qn.K)}
-    forster, forster_src = _forster(np.sign(red.M), n)
+    forster, forster_src = _forster(red.M, n)
     bounds["forster"] = forster
     if n <= MAX_RANK_BITS:
         rank_V = numerical_rank(Vq)

@@ -406,8 +406,10 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
         raise ReductionError(f"allocation must be 'uniform' or 'optimal', got {allocation!r}")
     unit = qn.unit
     Wq = qn.eta * qn.q.astype(np.float64)
-    norms = np.linalg.norm(Wq, axis=1)
-    lo, hi = parts.b - norms, parts.b + norms
+    # exact pre-activation range over the circuit's whole input cube {0,1}^{2m}:
+    # s = 2<q, c> - sum q ranges over [-sum|q|, sum|q|]  (<= the unit-ball range b ± ||w̃||)
+    spread = unit * np.abs(qn.q).sum(axis=1).astype(np.float64)
+    lo, hi = parts.b - spread, parts.b + spread
     qparts = Depth2Parts(W=frozen(Wq, np.float64), b=parts.b, u=parts.u, u0=parts.u0,
                          activation=act)
     m_steps, _, _ = _steps_per_neuron(qparts, lo, hi, margin=margin, delta=None,
@@ -519,6 +521,8 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     lines = [
         f"threshold circuit (THEORY §4.1 on the §4.2 lattice): {circuit.size} bottom gates over "
         f"2m = {2 * m} code bits, depth {circuit.depth}, max|weight| = {circuit.max_abs_weight}",
+        f"  staircase ranges: exact pre-activation range over all of {{0,1}}^{2 * m}, "
+        f"b_i ± (η/√(2m))·sum_j|q_ij| (max half-width {spread.max():.4g})",
         f"  staircase margin γ' = {margin:.4g}: proven |N_C - N_q| <= {stair_bound:.4g} "
         f"(measured {max_stair:.4g}); |N_C - N| <= {stair_bound + qn.change_bound:.4g} "
         f"(measured {max_total:.4g})",
