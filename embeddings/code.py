@@ -199,7 +199,12 @@ class CodeEmbedding:
 
     def __init__(self, n: int, m: "int | None" = None, seed=0, tries: int = 200, *,
                  progress: bool = False):
-        n = check_n_bits(n, minimum=1, maximum=MAX_CODE_BITS)
+        n = check_n_bits(n, minimum=1, maximum=1 << 30)
+        if n > MAX_CODE_BITS:
+            raise DimensionError(
+                f"n = {n} exceeds MAX_CODE_BITS = {MAX_CODE_BITS}: certifying the minimum distance "
+                f"enumerates all 2^n codewords (2^{MAX_CODE_BITS} steps already take tens of "
+                f"seconds per try); use n <= {MAX_CODE_BITS}")
         if m is None:
             m = 4 * n
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)):

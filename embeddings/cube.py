@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from circuits.errors import DimensionError
 from circuits.hypercube import bits_of, check_n_bits
 from embeddings.base import as_bits, as_points
 from embeddings.instance import MAX_INSTANCE_BITS, PairInstance
@@ -70,7 +71,11 @@ class CubeInstance(PairInstance):
     """
 
     def __init__(self, n: int):
-        self._n = check_n_bits(n, minimum=1, maximum=MAX_INSTANCE_BITS)
+        n = check_n_bits(n, minimum=1, maximum=1 << 30)
+        if n > MAX_INSTANCE_BITS:
+            raise DimensionError(f"n = {n} exceeds MAX_INSTANCE_BITS = {MAX_INSTANCE_BITS} (the "
+                                 f"support has 4^n cells and f tabulates 2^n cells per party)")
+        self._n = n
 
     @property
     def dim(self) -> int:

@@ -26,7 +26,7 @@ from circuits.progress import progress_bar
 from circuits.rng import as_rng
 from embeddings import _kernels
 from embeddings.base import NORM_ATOL, ProductEmbedding, as_bits, as_points
-from embeddings.code import CodeEmbedding
+from embeddings.code import MAX_CODE_BITS, CodeEmbedding
 
 __all__ = ["HardInstance", "PairInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball",
            "MAX_TAU", "MAX_INSTANCE_BITS"]
@@ -439,7 +439,13 @@ class HardInstance(PairInstance):
 
     def __init__(self, n: int, m: "int | None" = None, tau: float = 0.0, seed=0,
                  tries: int = 200, *, progress: bool = False):
-        n = check_n_bits(n, minimum=1, maximum=MAX_INSTANCE_BITS)
+        n = check_n_bits(n, minimum=1, maximum=1 << 30)
+        if n > MAX_INSTANCE_BITS:
+            raise DimensionError(
+                f"n = {n} exceeds MAX_INSTANCE_BITS = {MAX_INSTANCE_BITS}: the support has 4^n "
+                f"points indexed by int64 and f_d tabulates all 2^n codewords of each party per "
+                f"point; use n <= {MAX_INSTANCE_BITS} (CodeEmbedding alone goes to "
+                f"n = {MAX_CODE_BITS})")
         if isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)):
             raise TypeError(f"tau must be a float, got {type(tau).__name__}")
         tau = float(tau)

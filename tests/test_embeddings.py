@@ -245,9 +245,9 @@ def test_from_generator_and_to_dict():
 def test_code_embedding_errors():
     with pytest.raises(DimensionError, match="m must be >= n"):
         E.CodeEmbedding(5, m=4)
-    with pytest.raises(DimensionError, match="between 1 and 32"):
+    with pytest.raises(DimensionError, match="exceeds MAX_CODE_BITS = 32"):
         E.CodeEmbedding(33)
-    with pytest.raises(DimensionError, match="between 1 and 32"):
+    with pytest.raises(DimensionError, match="between 1 and"):
         E.CodeEmbedding(0)
     with pytest.raises(DimensionError, match="MAX_CODE_LENGTH"):
         E.CodeEmbedding(3, m=5000)
@@ -270,17 +270,23 @@ def test_code_embedding_errors():
 
 
 # ----------------------------------------------------------------------------- contract
-def _all_embeddings():
-    code = E.CodeEmbedding(4, seed=0)
-    return [E.ScaledCube(1), E.ScaledCube(5), E.ScaledCube(7, radius=1.0),
-            E.CodeEmbedding(1, seed=0), code, E.CodeEmbedding(6, m=30, seed=1, tries=20),
-            E.CodeEmbedding(3, m=70, seed=0, tries=5),
-            E.ProductEmbedding(E.ScaledCube(3), E.ScaledCube(2)),
-            E.ProductEmbedding(code, E.ScaledCube(2)), E.HardInstance(3, seed=0).pair_embedding]
+EMBEDDINGS = {
+    "cube1": lambda: E.ScaledCube(1),
+    "cube5": lambda: E.ScaledCube(5),
+    "cube7-r1": lambda: E.ScaledCube(7, radius=1.0),
+    "code1": lambda: E.CodeEmbedding(1, seed=0),
+    "code4": lambda: E.CodeEmbedding(4, seed=0),
+    "code6-m30": lambda: E.CodeEmbedding(6, m=30, seed=1, tries=20),
+    "code3-m70": lambda: E.CodeEmbedding(3, m=70, seed=0, tries=5),
+    "cube3xcube2": lambda: E.ProductEmbedding(E.ScaledCube(3), E.ScaledCube(2)),
+    "code4xcube2": lambda: E.ProductEmbedding(E.CodeEmbedding(4, seed=0), E.ScaledCube(2)),
+    "instance3-pair": lambda: E.HardInstance(3, seed=0).pair_embedding,
+}
 
 
-@pytest.mark.parametrize("emb", _all_embeddings(), ids=repr)
-def test_embedding_contract(emb):
+@pytest.mark.parametrize("name", sorted(EMBEDDINGS))
+def test_embedding_contract(name):
+    emb = EMBEDDINGS[name]()
     assert isinstance(emb, E.Embedding)
     report = E.check_embedding(emb)
     assert report.ok and report.n_points == 1 << emb.n_bits
@@ -530,8 +536,12 @@ def test_hard_instance_errors():
             E.HardInstance(2, tau=tau)
     with pytest.raises(TypeError, match="tau"):
         E.HardInstance(2, tau="0.1")
-    with pytest.raises(DimensionError, match="between 1 and 20"):
+    with pytest.raises(DimensionError, match="exceeds MAX_INSTANCE_BITS = 20"):
         E.HardInstance(21)
+    with pytest.raises(DimensionError, match="MAX_INSTANCE_BITS"):
+        E.CubeInstance(21)
+    with pytest.raises(DimensionError, match="between 1"):
+        E.CubeInstance(0)
     with pytest.raises(DimensionError, match="m must be >= n"):
         E.HardInstance(4, m=3)
     inst = E.HardInstance(2, seed=0, tries=3)
@@ -582,3 +592,25 @@ def test_cube_shift_is_affine_reflection():
     with pytest.raises(ValueError, match="rounding only"):
         c.decode(np.zeros((1, 4)), method="nearest")
     assert c.summary()["diameter"] == 2.0
+
+
+# ----------------------------------------------------------------------------- large (slow)
+@pytest.mark.slow
+def test_certification_n20_agrees_with_numpy_enumeration():
+    e = E.CodeEmbedding(20, 80, seed=0)
+    A = e.weight_distribution()                  # numpy doubling + bitwise_count, no kernel
+    assert A.sum() == 1 << 20 and A[0] == 1
+    assert int(np.flatnonzero(A[1:])[0]) + 1 == e.min_distance
+    assert E.random_code_distance_bound(20, 80) <= e.min_distance
+    assert bin(naive.codeword(e.generator.tolist(), e.min_weight_message)).count("1") == e.min_distance
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tau", [0.0, 0.15])
+def test_target_equals_label_on_support_n8(tau):
+    inst = E.HardInstance(8, tau=tau, seed=0)
+    for S in inst.iter_support(chunk=1 << 14):
+        assert np.abs(inst.target(S.points) - S.labels).max() <= 1e-12
+        assert np.array_equal(inst.decode(S.points), S.bits)
+    r = inst.check_lipschitz(2000, seed=0)
+    assert r.ok and r.max_ratio["adversarial"] >= 1 - 1e-9
