@@ -187,21 +187,17 @@ class Construction:
     def max_error_over(self, chunks, *, progress: bool = False, total: int | None = None) -> float:
         """max error over an iterable of chunks: ``(X, y)`` pairs or objects with ``.points`` and
         ``.labels`` (e.g. ``HardInstance.iter_support(...)``)."""
+        from circuits.progress import progress_bar
+
         worst = 0.0
-        it = chunks
-        if progress:
-            from circuits.progress import progress_bar
-            bar = progress_bar(total, enabled=True, desc=self.name)
-        for chunk in it:
-            if hasattr(chunk, "points"):
-                X, y = chunk.points, chunk.labels
-            else:
-                X, y = chunk
-            worst = max(worst, self.measured_error(X, y))
-            if progress:
+        with progress_bar(total, enabled=progress, desc=self.name, unit="chunk") as bar:
+            for chunk in chunks:
+                if hasattr(chunk, "points"):
+                    X, y = chunk.points, chunk.labels
+                else:
+                    X, y = chunk
+                worst = max(worst, self.measured_error(X, y))
                 bar.update(1)
-        if progress:
-            bar.close()
         return worst
 
     def report(self, X=None, y=None) -> dict:
@@ -443,7 +439,7 @@ def _tri_layers(n: int, first_out: np.ndarray, first_bias: float = 0.0):
     return DenseLayer(W2, b2), DenseLayer(v.reshape(1, -1), [0.0])
 
 
-def ip_depth3_relu(n: int, m: int | None = None, *, tau: float = 0.0) -> Construction:
+def ip_depth3_relu(n, m: int | None = None, *, tau: float | None = None) -> Construction:
     """Exact depth-3 ReLU network for f_d on the support of mu_tau (THEORY §3.2).
 
     Input x = (x^A, x^B) in R^{2m} (Alice coordinates [0, m), Bob [m, 2m), as in
@@ -454,12 +450,14 @@ def ip_depth3_relu(n: int, m: int | None = None, *, tau: float = 0.0) -> Constru
 
     Parameters
     ----------
-    n : int
-        Bits per party (>= 1).
+    n : int or HardInstance
+        Bits per party (>= 1), or an ``embeddings.HardInstance`` whose ``n``, ``m`` and ``tau``
+        are used (then ``m`` and ``tau`` must not be passed).
     m : int, optional
-        Code length per party (default 4n, as ``embeddings.CodeEmbedding``); m >= n.
-    tau : float
-        Box half-diagonal, 0 <= tau < 1/2 (THEORY uses <= 0.15).
+        Code length per party (default 4n, as ``embeddings.CodeEmbedding``); m >= n.  Must be
+        the instance's m: the net reads coordinates i and m + i.
+    tau : float, optional
+        Box half-diagonal, 0 <= tau < 1/2 (default 0; THEORY uses <= 0.15).
 
     Returns
     -------
@@ -481,6 +479,11 @@ def ip_depth3_relu(n: int, m: int | None = None, *, tau: float = 0.0) -> Constru
     >>> c.network(X).tolist(), c.target(X).tolist()
     ([0.0, 1.0], [0.0, 1.0])
     """
+    if all(hasattr(n, a) for a in ("n", "m", "tau")) and not isinstance(n, (int, np.integer)):
+        if m is not None or tau is not None:
+            raise TypeError("pass either an instance or n (with m, tau), not both")
+        n, m, tau = n.n, n.m, n.tau
+    tau = 0.0 if tau is None else tau
     n = _int_at_least(n, name="n", minimum=1, what="bits per party")
     m = 4 * n if m is None else _int_at_least(m, name="m", minimum=n, what="code length, >= n")
     try:

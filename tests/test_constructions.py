@@ -34,6 +34,11 @@ def test_lipschitz_lemma_theory_counts(L, m):
     err = c.measured_error(t)
     assert err <= c.error_bound <= 0.01 / 2 + 1e-15
     assert c.max_weight <= c.weight_formula
+    # |weights| as stated: alpha in {+-1}, |beta| <= R, |gamma| <= 2L, output bias f(0)
+    first, out = c.network.layers
+    assert set(np.unique(first.weights).tolist()) == {-1.0, 1.0}
+    assert np.abs(first.bias).max() <= 1.0
+    assert np.abs(out.weights).max() <= 2 * L and out.bias[0] == 0.0
 
 
 def test_lipschitz_lemma_integral_ratio_gives_exact_count():
@@ -93,6 +98,16 @@ def test_ip_depth3_exact_on_whole_support(n):
     assert np.array_equal(c.target(sup.points), sup.labels.astype(float))
     if n in (2, 8):
         assert c.params["exact_in_floats"] and np.array_equal(out, sup.labels.astype(float))
+
+
+def test_ip_depth3_from_instance():
+    inst = HardInstance(3, tau=0.1)
+    c = cs.ip_depth3_relu(inst)
+    assert c.params["m"] == inst.m and c.params["tau"] == 0.1 and c.widths == (6, 4)
+    s = inst.sample(2000, seed=1)
+    assert c.measured_error(s.points, s.labels) <= 1e-9
+    with pytest.raises(TypeError, match="not both"):
+        cs.ip_depth3_relu(inst, tau=0.1)
 
 
 def test_ip_depth3_theory_n8():
@@ -199,7 +214,8 @@ def test_daniely_theory_example():
     assert c.max_weight <= c.weight_formula
 
 
-@pytest.mark.parametrize("d,j,eps", [(2, 1, 0.3), (5, 2, 0.5), (8, 1, 0.4)])
+@pytest.mark.parametrize("d,j,eps", [(2, 1, 0.3), (2, 5, 0.5), (3, 3, 0.5), (5, 2, 0.5),
+                                     (8, 1, 0.4)])
 def test_daniely_e14_small(d, j, eps):
     L = math.pi * j
     c = cs.inner_product_depth3(lambda t: np.sin(np.pi * j * t), L, d, eps)
@@ -228,15 +244,28 @@ def test_daniely_e14_d20_1e5_pairs(j):
 
 
 # ============================================================================ §3.6 SES (E15-E16)
-@pytest.mark.parametrize("d,K", [(2, 8), (2, 32), (10, 8), (10, 32), (100, 32), (10, 128)])
-def test_squared_norm_e15(d, K):
+def _check_squared_norm(d, K, n_points):
     c = cs.squared_norm_depth2(d, K)
     assert c.widths == c.width_formula == (d * K,)
     assert c.error_bound == pytest.approx(d / K ** 2, rel=1e-12)
-    X = np.vstack([cs.random_ball(3000, d, seed=d + K), cs.random_sphere(1000, d, seed=K)])
+    X = np.vstack([cs.random_ball(n_points, d, seed=d + K),
+                   cs.random_sphere(n_points // 3, d, seed=K)])
     err = c.errors(X)
     assert err.max() <= d / K ** 2 + 1e-12
     assert np.all(c.network(X) >= c.target(X) - 1e-12)       # q_K >= t^2
+
+
+@pytest.mark.parametrize("d,K", [(2, 8), (2, 128), (10, 8), (10, 32), (100, 8), (100, 32),
+                                 (10, 128)])
+def test_squared_norm_e15(d, K):
+    _check_squared_norm(d, K, 3000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [2, 10, 100])
+@pytest.mark.parametrize("K", [8, 32, 128])
+def test_squared_norm_e15_1e5_points(d, K):
+    _check_squared_norm(d, K, 100_000)
 
 
 def test_squared_norm_bound_attained_on_grid_midpoints_d2():
@@ -373,6 +402,16 @@ def test_theorem4_gradient_finite_differences(d, rng):
         E = np.zeros(d); E[i] = h
         fd = (cs.ses_theorem4_target(X + E) - cs.ses_theorem4_target(X - E)) / (2 * h)
         assert np.max(np.abs(fd - G[:, i])) < 1e-5
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_theorem4_target_from_daniely(d):
+    # THEORY §3.6: on the sphere f((x + x')/2) = (-1)^{d^3} sin(pi d^3 <x, x'>) / (2 pi d^3)
+    X, Y = cs.random_sphere(500, d, seed=1), cs.random_sphere(500, d, seed=2)
+    t = np.einsum("ij,ij->i", X, Y)
+    w = math.pi * d ** 3
+    lhs = cs.ses_theorem4_target((X + Y) / 2)
+    assert np.max(np.abs(lhs - (-1) ** (d ** 3) * np.sin(w * t) / (2 * w))) < 1e-12
 
 
 @pytest.mark.parametrize("d,eps", [(2, 0.002), (3, 0.0005)])
