@@ -191,6 +191,15 @@ def test_numba_threads_on_workers(client):
     assert got == {1}
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("N", [24, 26])
+def test_large_cubes_on_cluster_match_local(client, N):
+    circ = _random_depth2(N, N, width=32)
+    for target in ("ip", "majority"):
+        _same(c.count_disagreements(circ, target, client=client), _local(circ, target))
+    assert c.count_ones(circ, client=client) == c.count_ones(circ)
+
+
 def test_bad_client_type(client):
     with pytest.raises(TypeError, match="dask.distributed.Client or a scheduler address"):
         c.count_ones(c.parity_depth2(3), client=object())
