@@ -19,7 +19,7 @@ from circuits.graph import DagCircuit, DagGate, from_networkx, to_networkx
 from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
 from circuits.threshold_functions import (ThresholdTest, chow_parameters, count_threshold_functions,
                                           is_threshold_function, min_depth2_size, minimal_weights,
-                                          threshold_functions, threshold_gate)
+                                          all_threshold_functions, threshold_gate)
 
 __all__ = [
     "DepthsepError", "DimensionError", "InvalidCircuitError", "ReductionError",
@@ -36,7 +36,7 @@ __all__ += [
     "DagCircuit", "DagGate", "to_networkx", "from_networkx",
     "save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
     "ThresholdTest", "is_threshold_function", "minimal_weights", "chow_parameters", "threshold_gate",
-    "threshold_functions", "count_threshold_functions", "min_depth2_size",
+    "all_threshold_functions", "count_threshold_functions", "min_depth2_size",
 ]
 
 from circuits.spectral import (Correlation, GateCorrelation, WalshSpectrum, correlation, degree,

@@ -51,7 +51,7 @@ from circuits.threshold import INT64_MAX, ThresholdCircuit
 __all__ = [
     "ThresholdTest", "Summability", "Depth2Size",
     "is_threshold_function", "minimal_weights", "chow_parameters", "threshold_gate",
-    "threshold_functions", "monotone_functions", "count_threshold_functions", "min_depth2_size",
+    "all_threshold_functions", "monotone_functions", "count_threshold_functions", "min_depth2_size",
     "MAX_LP_BITS", "MAX_MILP_BITS",
 ]
 
@@ -589,14 +589,14 @@ def monotone_functions(n: int) -> np.ndarray:
 _THRESHOLD_CODES: dict = {}      # n -> sorted uint64 table codes (computed once per process)
 
 
-def threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
+def all_threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
     """All threshold functions of ``n <= 5`` inputs as uint8 tables (rows sorted by table code).
 
     Every threshold function is a monotone threshold function with some inputs negated (flip
     the sign of each negative weight), so we decide each monotone function exactly
     (:func:`is_threshold_function`) and close the positive ones under input negations.
 
-    >>> threshold_functions(2).shape
+    >>> all_threshold_functions(2).shape
     (14, 4)
     """
     n = check_n_bits(n, name="n", maximum=MAX_ENUM_BITS)
@@ -640,7 +640,7 @@ def count_threshold_functions(n: int, *, method: str = "monotone", progress: boo
     [2, 4, 14, 104]
     """
     if method == "monotone":
-        return int(threshold_functions(n, progress=progress).shape[0])
+        return int(all_threshold_functions(n, progress=progress).shape[0])
     if method != "exhaustive":
         raise ValueError(f"method must be 'monotone' or 'exhaustive', got {method!r}")
     n = check_n_bits(n, name="n", maximum=4)
@@ -701,7 +701,7 @@ def min_depth2_size(truth_table, max_size: int, *, max_candidates: int = 10**7,
     if n == 0:
         raise DimensionError("min_depth2_size needs N >= 1 inputs (a table of length >= 2)")
     max_size = check_n_bits(max_size, name="max_size", minimum=1, maximum=6)
-    allf = threshold_functions(n)
+    allf = all_threshold_functions(n)
     reps = allf[(allf[:, 0] == 0) & (allf.max(axis=1) == 1)]     # up to complement, non-constant
     n_reps = reps.shape[0]
     worst = sum(math.comb(n_reps, s) for s in range(1, max_size + 1))

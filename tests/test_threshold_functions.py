@@ -10,7 +10,7 @@ import circuits
 from circuits import (DimensionError, InvalidCircuitError, ThresholdCircuit, ThresholdFunction,
                       ThresholdLayer, chow_parameters, count_threshold_functions, inner_product_mod2,
                       is_threshold_function, majority, min_depth2_size, minimal_weights, parity,
-                      threshold_functions, threshold_gate, truth_table)
+                      all_threshold_functions, threshold_gate, truth_table)
 from circuits.threshold_functions import monotone_functions
 
 from tests import naive_threshold as nt
@@ -173,7 +173,7 @@ def test_exhaustive_count_agrees(n):
 
 @pytest.mark.parametrize("n", range(5))
 def test_threshold_functions_equal_brute_force_set(n):
-    got = {tuple(r) for r in threshold_functions(n).tolist()}
+    got = {tuple(r) for r in all_threshold_functions(n).tolist()}
     assert got == (set(brute(n)) if n else {(0,), (1,)})
 
 
