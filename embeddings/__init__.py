@@ -20,6 +20,7 @@ __all__ = [
     "Embedding", "ProductEmbedding", "ContractReport", "check_embedding", "ip_lipschitz_bound",
     "ScaledCube",
     "CodeEmbedding", "certified_min_distance", "random_code_distance_bound", "MAX_CODE_BITS",
-    "HardInstance", "PairInstance", "CubeInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball", "MAX_TAU",
+    "HardInstance", "PairInstance", "CubeInstance", "Support", "InstanceSummary",
+    "LipschitzReport", "uniform_ball", "MAX_TAU",
     "MAX_INSTANCE_BITS",
 ]

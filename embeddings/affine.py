@@ -85,7 +85,7 @@ class ScaledCube:
         return self(bits_of(np.atleast_1d(k), self._n))
 
     def affine(self):
-        """``(A, b)`` with ``embed(z) = A z + b``: ``A = (2 r / sqrt(n)) I``, ``b = -(r / sqrt(n)) 1``."""
+        """``(A, b)`` with ``embed(z) = A z + b``: ``A = (2r / sqrt n) I``, ``b = -(r / sqrt n) 1``."""
         return np.eye(self._n) * (2 * self._scale), np.full(self._n, -self._scale)
 
     def decode(self, points_) -> np.ndarray:

@@ -37,7 +37,8 @@ class Embedding(Protocol):
     Examples
     --------
     >>> from embeddings import ScaledCube, CodeEmbedding
-    >>> isinstance(ScaledCube(3), Embedding), isinstance(CodeEmbedding(3, seed=0, tries=2), Embedding)
+    >>> code = CodeEmbedding(3, seed=0, tries=2)
+    >>> isinstance(ScaledCube(3), Embedding), isinstance(code, Embedding)
     (True, True)
     """
 

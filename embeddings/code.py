@@ -44,7 +44,7 @@ def _n_words(m: int) -> int:
 
 
 def _pack_rows(bits: np.ndarray) -> np.ndarray:
-    """Pack uint8 bit rows (..., m) into uint64 words (..., ceil(m/64)); bit j -> word j>>6, bit j&63."""
+    """Pack uint8 bit rows (..., m) into uint64 words (..., ceil(m/64)): bit j -> word j >> 6."""
     m = bits.shape[-1]
     W = _n_words(m)
     pad = np.zeros(bits.shape[:-1] + (64 * W,), dtype=np.uint8)

@@ -31,7 +31,7 @@ def _cell_sqdist(x: np.ndarray):
 
 
 def _subset_sums(e0: np.ndarray, e1: np.ndarray) -> np.ndarray:
-    """T[i, a] = sum_j (e1[i, j] if bit j of a else e0[i, j]) by doubling (sums of non-negatives)."""
+    """T[i, a] = sum_j (e1[i, j] if bit j of a else e0[i, j]), by doubling (no subtraction)."""
     N, n = e0.shape
     T = np.zeros((N, 1 << n), dtype=np.float64)
     width = 1

@@ -25,11 +25,11 @@ from circuits.hypercube import bits_of, check_exhaustive, check_n_bits, split_in
 from circuits.progress import progress_bar
 from circuits.rng import as_rng
 from embeddings import _kernels
-from embeddings.base import NORM_ATOL, ProductEmbedding, as_bits, as_points
+from embeddings.base import NORM_ATOL, ProductEmbedding, as_points
 from embeddings.code import MAX_CODE_BITS, CodeEmbedding
 
-__all__ = ["HardInstance", "PairInstance", "Support", "InstanceSummary", "LipschitzReport", "uniform_ball",
-           "MAX_TAU", "MAX_INSTANCE_BITS"]
+__all__ = ["HardInstance", "PairInstance", "Support", "InstanceSummary", "LipschitzReport",
+           "uniform_ball", "MAX_TAU", "MAX_INSTANCE_BITS"]
 
 #: Largest box noise radius (THEORY §2.2; the depth-3 net and the margins assume tau <= 0.15).
 MAX_TAU = 0.15
@@ -69,7 +69,7 @@ class Support:
 
 @dataclass(frozen=True)
 class InstanceSummary:
-    """The numbers that describe a hard instance; ``str()`` is a table, ``to_dict()`` is JSON-ready."""
+    """The numbers describing a hard instance: ``str()`` is a table, ``to_dict()`` JSON-ready."""
 
     n: int
     m: int
@@ -330,7 +330,8 @@ class PairInstance:
         k0, k1 = self._witness_pairs()
         lo, hi = self._box(np.array([k0, k1], dtype=np.int64))
         # facing corners: in each coordinate take the point of each interval closest to the other
-        mid = (np.maximum(lo[0], lo[1]) + np.minimum(hi[0], hi[1])) / 2   # inside both if overlapping
+        # where the intervals overlap, a common point (the middle of the overlap)
+        mid = (np.maximum(lo[0], lo[1]) + np.minimum(hi[0], hi[1])) / 2
         x0 = np.where(hi[0] < lo[1], hi[0], np.where(lo[0] > hi[1], lo[0], mid))
         x1 = np.clip(x0, lo[1], hi[1])
         return x0, x1, int(k0), int(k1)
