@@ -9,10 +9,12 @@ from networks.activations import (ACTIVATIONS, Activation, get_activation, regis
                                   unregister_activation)
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
+from networks.train import TrainResult, loss_and_gradient, mse, train
 
 __all__ = [
     "InvalidNetworkError",
     "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
     "DenseLayer", "SigmaNetwork", "random_network",
     "constructions", "legendre",
+    "TrainResult", "loss_and_gradient", "mse", "train",
 ]

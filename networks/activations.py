@@ -70,7 +70,9 @@ class Activation:
     function : callable
         Vectorised σ: float64 array -> float64 array of the same shape.
     derivative_function : callable
-        Vectorised σ' (zero almost everywhere for step functions).
+        Vectorised σ' (zero almost everywhere for step functions).  It may return a bool
+        array or anything broadcastable to the input's shape (training multiplies by it
+        directly); :meth:`derivative` always returns float64 of the input's shape.
     lipschitz_function, sup_abs_function, total_variation_function : callable
         ``R -> float`` for R in (0, inf]; see the module docstring for their meaning.
     jumps : tuple of float
@@ -138,7 +140,8 @@ class Activation:
 
     def __call__(self, t) -> np.ndarray:
         """σ(t), elementwise, as float64."""
-        return np.asarray(self.function(_as_float(t)), dtype=np.float64)
+        t = _as_float(t)
+        return np.broadcast_to(np.asarray(self.function(t), dtype=np.float64), t.shape).copy()
 
     def derivative(self, t) -> np.ndarray:
         """σ'(t), elementwise, as float64 (0 almost everywhere for step functions)."""
@@ -218,7 +221,7 @@ def _zero(t):
 
 
 _BUILTINS = (
-    Activation("relu", _relu, lambda t: (t > 0).astype(np.float64),
+    Activation("relu", _relu, lambda t: t > 0,
                lipschitz_function=lambda R: 1.0, sup_abs_function=lambda R: R,
                total_variation_function=lambda R: R, range=(0.0, math.inf),
                description="max(t, 0); derivative [t > 0] (0 at the kink)"),
@@ -238,7 +241,7 @@ _BUILTINS = (
                lipschitz_function=lambda R: 1.0, sup_abs_function=math.tanh,
                total_variation_function=lambda R: 2 * math.tanh(R), range=(-1.0, 1.0),
                description="tanh(t)"),
-    Activation("hardtanh", _hardtanh, lambda t: (np.abs(t) < 1).astype(np.float64),
+    Activation("hardtanh", _hardtanh, lambda t: np.abs(t) < 1,
                lipschitz_function=lambda R: 1.0, sup_abs_function=lambda R: min(R, 1.0),
                total_variation_function=lambda R: 2 * min(R, 1.0), range=(-1.0, 1.0),
                description="clip(t, -1, 1); derivative [|t| < 1]"),

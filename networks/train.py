@@ -1,0 +1,355 @@
+"""Training σ-networks with Adam on the mean squared error, in numpy (float64, BLAS matmuls).
+
+:func:`train` never mutates its input: it copies the weights into working arrays, runs Adam
+(Kingma & Ba 2015, bias-corrected moments) on MSE = mean((N(x) - y)²), and returns a new
+:class:`~networks.sigma.SigmaNetwork` with a history.  Full batch (``batch_size=None``) is
+deterministic; mini-batches are drawn from ``seed``.  ``weight_bound=B`` clips every weight and
+bias to [-B, B] after each step (the depth-2 lower bounds are about networks with bounded
+weights, THEORY.md §4.0), and the returned network then satisfies ``weight_bound <= B``.
+
+Step activations (heaviside, sign) have zero derivative almost everywhere, so only the output
+layer of such a network learns; that is the mathematics, not a bug.
+
+Examples
+--------
+>>> import numpy as np
+>>> from networks.sigma import SigmaNetwork
+>>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) / 2
+>>> y = np.array([0.0, 1.0, 1.0, 0.0])                                  # XOR
+>>> net = SigmaNetwork.random([2, 16, 1], seed=0, bias_scale=0.5)
+>>> res = train(net, X, y, epochs=3000, lr=0.01, tol=0.0, patience=None)
+>>> bool(res.history["final_loss"] < 1e-3), res.network.classify(X).tolist()
+(True, [0, 1, 1, 0])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from circuits.progress import progress_bar
+from circuits.rng import as_rng
+from networks.errors import InvalidNetworkError
+from networks.sigma import DenseLayer, SigmaNetwork
+
+__all__ = ["TrainResult", "train", "mse", "loss_and_gradient"]
+
+
+@dataclass(frozen=True, eq=False)
+class TrainResult:
+    """The trained network and a history dict.
+
+    ``history`` keys: ``loss`` (list, one value per epoch: the full-batch loss before that
+    epoch's step, or the mean mini-batch loss over the epoch), ``epochs`` (epochs run),
+    ``stopped_early`` (bool), ``reason`` ("epochs", "target_loss" or "patience"),
+    ``final_loss`` (MSE of the returned network on all of X), ``best_loss``, ``seconds``,
+    ``settings`` (the arguments used).
+    """
+
+    network: SigmaNetwork
+    history: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"network": self.network.to_dict(), "history": self.history}
+
+
+def _check_data(network: SigmaNetwork, X, y):
+    if not isinstance(network, SigmaNetwork):
+        raise TypeError(f"network must be a SigmaNetwork, got {type(network).__name__}")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != network.input_dim:
+        raise InvalidNetworkError(f"X must have shape (n_points, {network.input_dim}) to match the "
+                                  f"network's input_dim, got {X.shape}")
+    if X.shape[0] == 0:
+        raise InvalidNetworkError("X has no rows; training needs at least one point")
+    if y.shape != (X.shape[0],):
+        raise InvalidNetworkError(f"y must have shape ({X.shape[0]},) (one target per row of X), "
+                                  f"got {y.shape}; use y.ravel() for a column vector")
+    if not np.isfinite(X).all():
+        raise InvalidNetworkError("X contains NaN or infinity; clean the data first")
+    if not np.isfinite(y).all():
+        raise InvalidNetworkError("y contains NaN or infinity; clean the targets first")
+    return X, y
+
+
+def _forward_backward(params, act, X, y, want_grad=True):
+    """MSE and its gradient for params = [W0, b0, W1, b1, ...] (W_l of shape (out, in)).
+
+    Backpropagation arranged to touch each (N, width) array as few times as possible: for the
+    last hidden layer, dz = (σ'(z) * g) * v with g = dL/dN, so dW = v * ((σ'(z) * g)^T h) and
+    the row scaling by v is applied to the small (width, fan_in) matrices instead.
+    """
+    n_layers = len(params) // 2
+    derivs = []
+    hs = [X]
+    h = X
+    for l in range(n_layers - 1):
+        z = h @ params[2 * l].T
+        z += params[2 * l + 1]
+        if want_grad:
+            derivs.append(act.derivative_function(z))   # may be bool or broadcastable
+        h = act.function(z)
+        hs.append(h)
+    out = h @ params[-2][0]
+    out += params[-1][0]
+    r = out - y
+    loss = float(r @ r) / X.shape[0]
+    if not want_grad:
+        return loss, None
+    grads = [None] * len(params)
+    g = (2.0 / X.shape[0]) * r                        # dL/d out, shape (N,)
+    grads[-2] = (g @ h)[None, :].astype(params[-2].dtype, copy=False)
+    grads[-1] = np.array([g.sum()], dtype=params[-1].dtype)
+    if n_layers == 1:
+        return loss, grads
+    top = n_layers - 2
+    v = params[-2][0]
+    q = np.multiply(derivs[top], g[:, None], dtype=params[0].dtype)   # σ'(z) * g, (N, w)
+    grads[2 * top] = v[:, None] * (q.T @ hs[top])
+    grads[2 * top + 1] = v * q.sum(axis=0)
+    if top == 0:
+        return loss, grads
+    dh = q @ (v[:, None] * params[2 * top])           # dL/dh_{top}, (N, w_prev)
+    for l in range(top - 1, -1, -1):
+        dh *= derivs[l]                               # now dL/dz_l
+        grads[2 * l] = dh.T @ hs[l]
+        grads[2 * l + 1] = dh.sum(axis=0)
+        if l > 0:
+            dh = dh @ params[2 * l]
+    return loss, grads
+
+
+def _params_of(network: SigmaNetwork):
+    params = []
+    for layer in network.layers:
+        params.append(np.array(layer.weights, dtype=np.float64, order="C"))
+        params.append(np.array(layer.bias, dtype=np.float64))
+    return params
+
+
+def _network_of(params, activation) -> SigmaNetwork:
+    return SigmaNetwork([DenseLayer(params[i], params[i + 1]) for i in range(0, len(params), 2)],
+                        activation=activation)
+
+
+def mse(network: SigmaNetwork, X, y) -> float:
+    """Mean squared error mean((N(x) - y)²) over the rows of X.
+
+    >>> from networks.sigma import SigmaNetwork
+    >>> net = SigmaNetwork([([[1.0]], [0.0]), ([[1.0]], [0.0])])
+    >>> mse(net, [[1.0], [-1.0]], [1.0, 1.0])
+    0.5
+    """
+    X, y = _check_data(network, X, y)
+    r = network(X) - y
+    return float(r @ r) / X.shape[0]
+
+
+def loss_and_gradient(network: SigmaNetwork, X, y):
+    """MSE and its exact gradient (backpropagation) with respect to every weight and bias.
+
+    Returns
+    -------
+    loss : float
+    grads : list of (dW, db) pairs, shaped like each layer's (weights, bias).
+
+    Examples
+    --------
+    >>> from networks.sigma import SigmaNetwork
+    >>> net = SigmaNetwork([([[2.0]], [0.0]), ([[3.0]], [1.0])])       # N(x) = 3 relu(2x) + 1
+    >>> loss, grads = loss_and_gradient(net, [[1.0]], [0.0])          # N = 7, loss 49
+    >>> loss, [(dw.tolist(), db.tolist()) for dw, db in grads]
+    (49.0, [([[42.0]], [42.0]), ([[28.0]], [14.0])])
+    """
+    X, y = _check_data(network, X, y)
+    loss, grads = _forward_backward(_params_of(network), network.activation, X, y)
+    return loss, [(grads[i], grads[i + 1]) for i in range(0, len(grads), 2)]
+
+
+def _positive(value, name, *, integer=False, allow_none=False, allow_zero=False):
+    if value is None and allow_none:
+        return None
+    if integer:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        value = int(value)
+    else:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
+        if not math.isfinite(value):
+            raise InvalidNetworkError(f"{name} must be finite, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise InvalidNetworkError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
+    return value
+
+
+def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
+          batch_size: "int | None" = None, seed=0, weight_bound: "float | None" = None,
+          progress: bool = False, tol: float = 1e-9, patience: "int | None" = 100,
+          target_loss: "float | None" = None, betas=(0.9, 0.999), eps: float = 1e-8,
+          dtype="float64", desc: str = "train") -> TrainResult:
+    """Train ``network`` on (X, y) with Adam on the mean squared error.
+
+    Parameters
+    ----------
+    network : SigmaNetwork
+        Starting point (any depth, any registered activation); it is not modified.
+    X : array (N, input_dim)
+        Inputs, e.g. the support points of the hard instance.
+    y : array (N,)
+        Targets (e.g. 0/1 labels).
+    epochs : int
+        Maximum number of passes over the data.
+    lr : float
+        Adam step size.
+    batch_size : int or None
+        None = full batch (one deterministic step per epoch); otherwise mini-batches of this
+        size from a fresh permutation each epoch (drawn from ``seed``).
+    seed : int, Generator or None
+        Randomness for mini-batch order (full batch uses none).
+    weight_bound : float or None
+        If given, every weight and bias is clipped to [-B, B] before training and after each step.
+    progress : bool
+        Show a tqdm bar (one tick per epoch).
+    tol, patience : float, int or None
+        Early stopping: stop when the epoch loss has not dropped below ``best - tol`` for
+        ``patience`` consecutive epochs (``patience=None`` disables it).
+    target_loss : float or None
+        Stop as soon as an epoch loss is <= target_loss.
+    betas, eps : Adam constants.
+    dtype : "float64" or "float32"
+        Working precision.  float64 (default) is what the gradient checks certify; float32
+        roughly halves the time of large runs.  The returned network is float64 either way and
+        ``final_loss`` is always evaluated in float64.
+    desc : str
+        Progress-bar label.
+
+    Returns
+    -------
+    TrainResult
+        ``.network`` (the weights after the last step) and ``.history`` (see :class:`TrainResult`).
+
+    Raises
+    ------
+    InvalidNetworkError
+        Shape mismatches, non-finite data, bad hyper-parameters, or a diverging run (non-finite
+        loss; lower ``lr`` or set ``weight_bound``).
+    """
+    X, y = _check_data(network, X, y)
+    epochs = _positive(epochs, "epochs", integer=True, allow_zero=True)
+    lr = _positive(lr, "lr")
+    batch_size = _positive(batch_size, "batch_size", integer=True, allow_none=True)
+    weight_bound = _positive(weight_bound, "weight_bound", allow_none=True)
+    tol = _positive(tol, "tol", allow_zero=True)
+    patience = _positive(patience, "patience", integer=True, allow_none=True)
+    target_loss = _positive(target_loss, "target_loss", allow_none=True, allow_zero=True)
+    eps = _positive(eps, "eps")
+    try:
+        beta1, beta2 = (float(b) for b in betas)
+    except (TypeError, ValueError):
+        raise TypeError(f"betas must be a pair of floats, got {betas!r}") from None
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
+        raise InvalidNetworkError(f"betas must lie in [0, 1), got ({beta1}, {beta2})")
+    try:
+        work = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be 'float64' or 'float32', got {dtype!r}") from None
+    if work not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise InvalidNetworkError(f"dtype must be 'float64' or 'float32', got {work}")
+    X_full, y_full = X, y
+    X = X.astype(work, copy=False)
+    y = y.astype(work, copy=False)
+    n = X.shape[0]
+    if batch_size is not None and batch_size >= n:
+        batch_size = None
+    rng = as_rng(seed)
+    act = network.activation
+    params = [p.astype(work) for p in _params_of(network)]
+    if weight_bound is not None:
+        for p in params:
+            np.clip(p, -weight_bound, weight_bound, out=p)
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+    step = 0
+    losses: list[float] = []
+    best = math.inf
+    since_best = 0
+    reason = "epochs"
+    t0 = time.perf_counter()
+
+    def adam_step(grads):
+        nonlocal step
+        step += 1
+        c1 = 1.0 - beta1 ** step
+        c2 = 1.0 - beta2 ** step
+        for p, g, a, b in zip(params, grads, m1, m2):
+            a *= beta1
+            a += (1.0 - beta1) * g
+            b *= beta2
+            b += (1.0 - beta2) * (g * g)
+            p -= (lr / c1) * a / (np.sqrt(b / c2) + eps)
+            if weight_bound is not None:
+                np.clip(p, -weight_bound, weight_bound, out=p)
+
+    with np.errstate(over="ignore", invalid="ignore"), \
+            progress_bar(epochs, enabled=progress, desc=desc, unit="epoch") as bar:
+        for epoch in range(epochs):
+            if batch_size is None:
+                loss, grads = _forward_backward(params, act, X, y)
+                if not math.isfinite(loss):
+                    raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); "
+                                              f"lower lr (now {lr}) or set weight_bound")
+                losses.append(loss)
+                if target_loss is not None and loss <= target_loss:
+                    reason = "target_loss"
+                    break
+                adam_step(grads)
+            else:
+                order = rng.permutation(n)
+                total = 0.0
+                for start in range(0, n, batch_size):
+                    idx = order[start:start + batch_size]
+                    loss_b, grads = _forward_backward(params, act, X[idx], y[idx])
+                    if not math.isfinite(loss_b):
+                        raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss "
+                                                  f"{loss_b}); lower lr (now {lr}) or set "
+                                                  f"weight_bound")
+                    total += loss_b * idx.size
+                    adam_step(grads)
+                loss = total / n
+                losses.append(loss)
+                if target_loss is not None and loss <= target_loss:
+                    reason = "target_loss"
+                    break
+            bar.update(1)
+            if epoch % 25 == 0:
+                bar.set_postfix(loss=f"{loss:.3g}")
+            if loss < best - tol:
+                best = loss
+                since_best = 0
+            else:
+                since_best += 1
+                if patience is not None and since_best >= patience:
+                    reason = "patience"
+                    break
+    params = [p.astype(np.float64) for p in params]
+    final_net = _network_of(params, act)
+    final_loss, _ = _forward_backward(params, act, X_full, y_full, want_grad=False)
+    history = {
+        "loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
+        "reason": reason, "final_loss": final_loss,
+        "best_loss": min(losses + [final_loss]), "seconds": time.perf_counter() - t0,
+        "settings": {"epochs": epochs, "lr": lr, "batch_size": batch_size,
+                     "seed": int(seed) if isinstance(seed, (int, np.integer)) else (None if seed is None else "generator"),
+                     "weight_bound": weight_bound, "tol": tol, "patience": patience,
+                     "target_loss": target_loss, "betas": [beta1, beta2], "eps": eps,
+                     "dtype": work.name,
+                     "n_points": n, "dims": list(network.dims), "activation": act.name},
+    }
+    return TrainResult(final_net, history)
