@@ -223,7 +223,8 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     Everything is checked before any array is built: format and version, field names and JSON
     types (integers must be JSON integers, not floats or booleans), shapes and layer chaining,
     int64 range and the pre-activation bound, and size limits (``max_inputs``, ``max_gates``,
-    ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.
+    ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.  Unknown
+    fields are refused, except a top-level ``"metadata"`` entry, which is accepted and ignored.
 
     Raises
     ------
