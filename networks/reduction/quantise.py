@@ -220,14 +220,14 @@ def quantise(network, instance, *, rho: "float | None" = None, eta: "float | Non
     Z = zA[a_idx] + zB[b_idx]                                            # (4^n, w)
     values_original = act(Z) @ parts.u + parts.u0
     rho_measured = float(np.mean(H * (1.0 - 2.0 * values_original)))
-    if rho is None:
+    if rho is None and eta is None:
         rho = rho_measured
         if rho <= 0:
             raise ReductionError(
                 f"the network does not beat the trivial predictor on the support: ρ = E[H(1-2N)] "
                 f"= {rho:.4g} <= 0 (THEORY §4.3 needs ρ >= 2γ > 0); train longer or wider, or pass "
                 f"eta= explicitly")
-    rho = check_positive(rho, name="rho")
+    rho = check_positive(rho, name="rho", allow_none=True)
     kappa = jump_margin(Z, act.jumps)
     lines = []
     if eta is None:
