@@ -301,12 +301,16 @@ class PairInstance:
                 bar.update(U.shape[0])
         return out, arg
 
-    def target(self, points, *, progress: bool = False) -> np.ndarray:
+    def target(self, points, *, one_lipschitz: bool = False, progress: bool = False) -> np.ndarray:
         """``f_d(x) = min{1, dist(x, Z_0) / delta*}`` for each row: float64 ``(N,)``.
 
-        Equal to the label on the support (to rounding), ``1/delta*``-Lipschitz on R^d.
+        Equal to the label on the support (to rounding), ``1/delta*``-Lipschitz on R^d.  With
+        ``one_lipschitz=True`` returns ``delta* f_d = min{delta*, dist(x, Z_0)}`` instead: exactly
+        1-Lipschitz, labels {0, delta*} (THEORY §7, pitfall 5).
         """
         dist, _ = self.distance(points, 0, progress=progress)
+        if one_lipschitz:
+            return np.minimum(self.delta_star, dist)
         return np.minimum(1.0, dist / self.delta_star)
 
     def project(self, points, label: int = 0):
@@ -551,10 +555,12 @@ class HardInstance(PairInstance):
         """
         return super().sample(k, rng, seed=seed)
 
-    def target(self, points, *, progress: bool = False) -> np.ndarray:
+    def target(self, points, *, one_lipschitz: bool = False, progress: bool = False) -> np.ndarray:
         """``f_d(x) = min{1, dist(x, Z_0) / delta*}`` for each row: float64 ``(N,)``.
 
-        Equal to the label on the support (to rounding), ``1/delta*``-Lipschitz on R^d.
+        Equal to the label on the support (to rounding), ``1/delta*``-Lipschitz on R^d (pitfall
+        5 of THEORY §7: not 1-Lipschitz).  ``one_lipschitz=True`` returns ``delta* f_d`` instead
+        (labels {0, delta*}, exactly 1-Lipschitz).
 
         Examples
         --------
@@ -563,7 +569,7 @@ class HardInstance(PairInstance):
         >>> bool(np.allclose(inst.target(S.points), S.labels, atol=1e-12, rtol=0))
         True
         """
-        return super().target(points, progress=progress)
+        return super().target(points, one_lipschitz=one_lipschitz, progress=progress)
 
     def decode(self, points, method: str = "round") -> np.ndarray:
         """Pair bits ``(a, b)`` of each point, uint8 ``(N, 2n)`` (THEORY §2.4).

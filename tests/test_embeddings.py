@@ -404,6 +404,8 @@ def test_target_and_distance_match_naive(rng, n, tau):
     f = inst.target(X)
     want = [min(1.0, naive.distance_to_label(boxes, x, 0) / inst.delta_star) for x in X.tolist()]
     np.testing.assert_allclose(f, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(inst.target(X, one_lipschitz=True), np.array(want) * inst.delta_star,
+                               rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("n,tau", [(2, 0.0), (5, 0.0), (4, 0.1), (6, 0.15)])
