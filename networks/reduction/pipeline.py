@@ -107,8 +107,9 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
     parts = depth2_parts(network, dim=2 * m, weight_bound=weight_bound)
     timings = {}
     t0 = time.perf_counter()
-    mse = support_mse(parts, instance)
     qn = quantise(parts, instance, eta=eta, weight_bound=weight_bound)
+    labels = inner_product_mod2(n).astype(np.float64)
+    mse = float(np.mean((qn.values_original - labels) ** 2))      # E_μ0 (N - f_d)², f_d = IP
     timings["quantise"] = time.perf_counter() - t0
     circ = None
     if circuit:

@@ -136,12 +136,6 @@ class QuantisedNetwork:
         return 1 + int(np.minimum(self.K_A, self.K_B).sum())
 
     @property
-    def preactivation_values(self) -> np.ndarray:
-        """float64 (4^n, w): quantised pre-activations on the support (cube order)."""
-        s = self.alpha[:, self.a_index] + self.beta[:, self.b_index]
-        return (self.unit * s.astype(np.float64) + self.network.b[:, None]).T
-
-    @property
     def a_index(self) -> np.ndarray:
         return np.arange(1 << (2 * self.n), dtype=np.int64) & ((1 << self.n) - 1)
 
@@ -176,6 +170,30 @@ class QuantisedNetwork:
 def _ip_signs(n: int) -> np.ndarray:
     """H in cube order: 1 - 2·IP_n (float64)."""
     return 1.0 - 2.0 * inner_product_mod2(n).astype(np.float64)
+
+
+def _pair_values(zA: np.ndarray, zB: np.ndarray, parts: Depth2Parts, *,
+                 unit: "float | None" = None, rows: int = 0):
+    """N at every pair: u0 + sum_i u_i σ(unit·(zA[a, i] + zB[b, i]) + bias_i), in cube order.
+
+    With ``unit`` given the bias is added after scaling (quantised form; zA, zB hold the exact
+    integers α, β as floats, |α + β| < 2^53).  Blocks of rows keep memory at O(rows·2^n·w).
+    Returns (values (4^n,), κ = distance of the pre-activations to σ's jumps, max |pre-act|).
+    """
+    act = parts.activation
+    size, w = zA.shape
+    rows = rows or max(1, (1 << 22) // max(1, size * w))
+    mat = np.empty((size, size), dtype=np.float64)               # [a, b]
+    kappa, zmax = math.inf, 0.0
+    for a0 in range(0, size, rows):
+        a1 = min(size, a0 + rows)
+        Z = zA[a0:a1, None, :] + zB[None, :, :]
+        if unit is not None:
+            Z = unit * Z + parts.b
+        mat[a0:a1] = act(Z) @ parts.u + parts.u0
+        kappa = min(kappa, jump_margin(Z, act.jumps))
+        zmax = max(zmax, float(np.abs(Z).max()))
+    return np.ascontiguousarray(mat.T).reshape(-1), kappa, zmax
 
 
 def quantise(network, instance, *, rho: "float | None" = None, eta: "float | None" = None,
@@ -213,12 +231,9 @@ def quantise(network, instance, *, rho: "float | None" = None, eta: "float | Non
     signs = 2 * C.astype(np.int64) - 1                                  # (2^n, m) of ±1
     X_A = signs / sq
     H = _ip_signs(n)
-    k = np.arange(1 << (2 * n), dtype=np.int64)
-    a_idx, b_idx = k & ((1 << n) - 1), k >> n
     zA = X_A @ parts.W[:, :m].T                                          # (2^n, w)
     zB = X_A @ parts.W[:, m:].T + parts.b
-    Z = zA[a_idx] + zB[b_idx]                                            # (4^n, w)
-    values_original = act(Z) @ parts.u + parts.u0
+    values_original, kappa, zmax = _pair_values(zA, zB, parts)
     rho_measured = float(np.mean(H * (1.0 - 2.0 * values_original)))
     if rho is None and eta is None:
         rho = rho_measured
@@ -228,7 +243,6 @@ def quantise(network, instance, *, rho: "float | None" = None, eta: "float | Non
                 f"= {rho:.4g} <= 0 (THEORY §4.3 needs ρ >= 2γ > 0); train longer or wider, or pass "
                 f"eta= explicitly")
     rho = check_positive(rho, name="rho", allow_none=True)
-    kappa = jump_margin(Z, act.jumps)
     lines = []
     if eta is None:
         eta = quantisation_grid(rho, parts.width, B, L, m)
@@ -258,17 +272,16 @@ def quantise(network, instance, *, rho: "float | None" = None, eta: "float | Non
     K_A = np.array([np.unique(row).size for row in alpha], dtype=np.int64)
     K_B = np.array([np.unique(row).size for row in beta], dtype=np.int64)
     unit = eta / sq
-    s = alpha[:, a_idx] + beta[:, b_idx]                                 # (w, 4^n) int64
-    Zq = (unit * s.astype(np.float64)).T + parts.b
-    values = act(Zq) @ parts.u + parts.u0
-    kappa_q = jump_margin(Zq, act.jumps)
+    # quantised pre-activation unit·(α_i(a) + β_i(b)) + b_i: α + β is an exact integer
+    values, kappa_q, _ = _pair_values(alpha.T.astype(np.float64), beta.T.astype(np.float64),
+                                      parts, unit=unit)
     # proven change: |Δz| <= (η/2)||x||_1 = (η/2)√(2m) on the support; Lipschitz part only
     # (jumps do not move because κ > η√(2m)).
     dz = 0.5 * eta * sq
     radii = np.abs(parts.b) + np.linalg.norm(parts.W, axis=1) + dz
     L_i = np.array([act.lipschitz(r + 1e-300) for r in radii.tolist()])
     change_bound = float(np.abs(parts.u) @ (L_i * dz))
-    scale = 1.0 + abs(parts.u0) + float(np.abs(parts.u).sum()) * (1.0 + float(np.abs(Z).max()))
+    scale = 1.0 + abs(parts.u0) + float(np.abs(parts.u).sum()) * (1.0 + zmax)
     change_bound += FLOAT_SLACK * scale
     max_change = float(np.abs(values - values_original).max())
     rho_q = float(np.mean(H * (1.0 - 2.0 * values)))
