@@ -70,26 +70,73 @@ def _max_abs_int(v: np.ndarray) -> int:
     return max(abs(int(v.max())), abs(int(v.min())))
 
 
+_POOL = None
+_POOL_SIZE = 0
+#: Arrays shorter than this are transformed by one thread (dispatch costs more than it saves).
+_PARALLEL_MIN = 1 << 16
+
+
+def _pool(n_threads: int):
+    """A lazily created, process-wide thread pool for the nogil kernels."""
+    global _POOL, _POOL_SIZE
+    if _POOL is None or _POOL_SIZE != n_threads:
+        from concurrent.futures import ThreadPoolExecutor
+        if _POOL is not None:
+            _POOL.shutdown(wait=True)
+        _POOL = ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="depthsep-fwht")
+        _POOL_SIZE = n_threads
+    return _POOL
+
+
+def _split(n_items: int, n_parts: int):
+    per = -(-n_items // n_parts)
+    return [(i, min(n_items, i + per)) for i in range(0, n_items, per)]
+
+
 def _run_transform(v: np.ndarray, N: int) -> None:
-    """Blocked in-place transform of a validated C-contiguous float64/int32/int64 array."""
+    """Blocked in-place transform of a validated C-contiguous float64/int32/int64 array.
+
+    Plan: passes below ``lo`` inside L2-sized contiguous blocks, then the remaining passes in
+    as few sweeps as fit the per-thread buffer budget (two sweeps over memory for 2^24 and
+    2^26 values).  Threads (numba's thread count) own disjoint blocks / strips.
+    """
     if N == 0:
         return
     from numba import get_num_threads
-    n_threads = get_num_threads()
+    n_threads = max(1, get_num_threads()) if v.shape[0] >= _PARALLEL_MIN else 1
     budget_bits = max(3, (_BLOCK_BYTES // v.itemsize).bit_length() - 1)   # elements per block
     lo = min(N, budget_bits)
-    _ks._fwht_low(v, lo)
+    steps = [("blocks", lo, 0, 0, v.shape[0] >> lo)]
+    grouped = v.dtype.kind == "i"           # see _kernels_spectral._fwht8_run
     p = lo
-    min_width = max(8, 64 // v.itemsize * 2)       # >= 2 cache lines per row segment
+    min_width = max(8, 128 // v.itemsize)       # >= 2 cache lines per row segment
+    cap = 1024 // v.itemsize
     while p < N:
         rest = N - p
-        # one sweep if 2^rest rows of min_width fit the block budget, else split evenly
         max_k = max(1, budget_bits - (min_width.bit_length() - 1))
         n_sweeps = -(-rest // max_k)
         k = -(-rest // n_sweeps)
-        width = min(1 << p, max(min_width, 1 << max(0, budget_bits - k)), 1024 // v.itemsize)
-        _ks._fwht_mid(v, p, k, width, n_threads)
+        width = min(1 << p, max(min_width, 1 << max(0, budget_bits - k)), cap)
+        steps.append(("strips", p, k, width, (v.shape[0] >> (p + k)) * ((1 << p) // width)))
         p += k
+    if n_threads == 1:
+        for kind, a, k, width, n_items in steps:
+            if kind == "blocks":
+                _ks._fwht_blocks(v, a, 0, n_items, grouped)
+            else:
+                buf = np.empty((1 << k) * width, dtype=v.dtype)
+                _ks._fwht_strips(v, a, k, width, 0, n_items, buf)
+        return
+    pool = _pool(n_threads)
+    for kind, a, k, width, n_items in steps:
+        parts = _split(n_items, n_threads)
+        if kind == "blocks":
+            futs = [pool.submit(_ks._fwht_blocks, v, a, s, e, grouped) for s, e in parts]
+        else:
+            futs = [pool.submit(_ks._fwht_strips, v, a, k, width, s, e,
+                                np.empty((1 << k) * width, dtype=v.dtype)) for s, e in parts]
+        for f in futs:
+            f.result()
 
 
 def _check_int_bound(max_abs: int, N: int, dtype, name: str) -> None:
