@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from circuits import (DagCircuit, DagGate, InvalidCircuitError, ThresholdCircuit, ThresholdLayer,
-                      count_disagreements, count_ones, from_networkx, ip_depth3, parity,
+                      count_disagreements, count_ones, evaluate, from_networkx, ip_depth3, parity,
                       parity_depth2, points, to_networkx, truth_table)
 from circuits.constructions import ip_depth2, majority_gate
 from circuits.graph import GATE_TYPES
@@ -134,6 +134,7 @@ def test_random_dags_against_naive_twin(seed):
     layered = c.to_threshold_circuit()
     assert nt.layered_table(layered) == expected
     assert truth_table(c).tolist() == expected                         # simulate accepts a DAG
+    assert evaluate(c, points(n)).tolist() == expected
     assert count_ones(c) == sum(expected)
     assert count_disagreements(c, np.array(expected, dtype=np.uint8)).count == 0
     assert layered.depth == c.threshold_form().depth
