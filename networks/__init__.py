@@ -10,6 +10,9 @@ from networks.activations import (ACTIVATIONS, Activation, get_activation, regis
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
 from networks.train import TrainResult, loss_and_gradient, mse, train
+from networks import reduction
+from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
+                                staircase, threshold_circuit)
 
 __all__ = [
     "InvalidNetworkError",
@@ -17,4 +20,6 @@ __all__ = [
     "DenseLayer", "SigmaNetwork", "random_network",
     "constructions", "legendre",
     "TrainResult", "loss_and_gradient", "mse", "train",
+    "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
+    "self_reduce", "certify",
 ]

@@ -12,9 +12,9 @@ THEORY §4, as small composable steps, each returning a frozen object with ``.st
 :func:`reduce_network` runs all four.
 """
 
-from networks.reduction.staircase import Staircase, staircase, staircase_gate_count
-from networks.reduction.quantise import (CircuitReduction, QuantisedNetwork, quantisation_grid,
-                                         quantise, threshold_circuit)
+from networks.reduction.stair import Staircase, staircase, staircase_gate_count
+from networks.reduction.quantisation import (CircuitReduction, QuantisedNetwork,
+                                             quantisation_grid, quantise, threshold_circuit)
 from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, hoeffding_k,
                                            ip_sign_matrix, numerical_rank, random_shifts,
                                            self_reduce, shifted_network, synthetic_approximator,

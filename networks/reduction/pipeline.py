@@ -10,7 +10,7 @@ import numpy as np
 from circuits.functions import inner_product_mod2
 from networks.reduction._common import depth2_parts, instance_code_bits
 from networks.reduction.certificates import Certificate, certify
-from networks.reduction.quantise import (CircuitReduction, QuantisedNetwork, quantise,
+from networks.reduction.quantisation import (CircuitReduction, QuantisedNetwork, quantise,
                                          threshold_circuit)
 from networks.reduction.selfreduce import SelfReduction, self_reduce
 

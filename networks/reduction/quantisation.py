@@ -27,7 +27,7 @@ from circuits.hypercube import as_matrix
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from networks.reduction._common import (Depth2Parts, check_positive, depth2_parts, frozen,
                                         instance_code_bits)
-from networks.reduction.staircase import FLOAT_SLACK, _steps_per_neuron, build_chain
+from networks.reduction.stair import FLOAT_SLACK, _steps_per_neuron, build_chain
 
 __all__ = ["QuantisedNetwork", "quantise", "quantisation_grid", "CircuitReduction",
            "threshold_circuit", "support_code_bits", "jump_margin"]
