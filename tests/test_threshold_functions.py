@@ -278,3 +278,14 @@ def test_bad_input():
         count_threshold_functions(6)
     with pytest.raises(DimensionError):
         count_threshold_functions(5, method="exhaustive")
+
+
+def test_recognised_gate_goes_into_a_dag():
+    from circuits import DagCircuit, DagGate, points
+
+    res = is_threshold_function(ThresholdFunction([3, -2, 1], 2).truth_table())
+    c = DagCircuit(4, [DagGate("g", "THR", [("x", 0), ("x", 1), ("x", 2)], res.weights, res.threshold),
+                       DagGate("out", "XOR", ["g", ("x", 3)])])
+    g = ThresholdFunction([3, -2, 1], 2)(points(4)[:, :3])
+    assert c.evaluate(points(4)).tolist() == (g ^ points(4)[:, 3]).tolist()
+    assert truth_table(c).tolist() == (g ^ points(4)[:, 3]).tolist()
