@@ -48,6 +48,13 @@ def _as_float(t) -> np.ndarray:
     return np.asarray(t, dtype=np.float64)
 
 
+def _shaped(values, shape) -> np.ndarray:
+    out = np.asarray(values, dtype=np.float64)
+    if out.shape != shape:                     # a user function returned a scalar or broadcastable
+        out = np.broadcast_to(out, shape).copy()
+    return out
+
+
 def _check_radius(R) -> float:
     try:
         r = float(R)
@@ -141,13 +148,12 @@ class Activation:
     def __call__(self, t) -> np.ndarray:
         """σ(t), elementwise, as float64."""
         t = _as_float(t)
-        return np.broadcast_to(np.asarray(self.function(t), dtype=np.float64), t.shape).copy()
+        return _shaped(self.function(t), t.shape)
 
     def derivative(self, t) -> np.ndarray:
         """σ'(t), elementwise, as float64 (0 almost everywhere for step functions)."""
         t = _as_float(t)
-        return np.broadcast_to(np.asarray(self.derivative_function(t), dtype=np.float64),
-                               t.shape).copy()
+        return _shaped(self.derivative_function(t), t.shape)
 
     def lipschitz(self, R) -> float:
         """Lipschitz constant of σ on each continuous piece of [-R, R] (0 for steps)."""

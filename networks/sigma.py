@@ -20,6 +20,8 @@ Examples
 ...                     DenseLayer([[1.0, 1.0]], [0.0])], activation="relu")   # |x0 - x1|
 >>> net(np.array([[0.5, 0.25], [0.0, 0.75]])).tolist()
 [0.25, 0.75]
+>>> net
+SigmaNetwork(dims=(2, 2, 1), activation='relu')
 >>> net.depth, net.widths, net.input_dim, net.n_params
 (2, (2,), 2, 9)
 >>> net.classify(np.array([[0.5, 0.25], [0.0, 0.75]])).tolist()
@@ -105,6 +107,9 @@ class DenseLayer:
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "bias", _frozen_float64(self.bias, name="bias", ndim=1,
                                                          shape=(w.shape[0],)))
+
+    def __repr__(self) -> str:
+        return f"DenseLayer(n_out={self.n_out}, n_in={self.n_in})"
 
     @property
     def n_in(self) -> int:
@@ -199,6 +204,9 @@ class SigmaNetwork:
                                       f"{layers[-1].n_in})")
         object.__setattr__(self, "layers", layers)
         object.__setattr__(self, "activation", get_activation(self.activation))
+
+    def __repr__(self) -> str:
+        return f"SigmaNetwork(dims={self.dims}, activation={self.activation.name!r})"
 
     # ----- shape and size -------------------------------------------------------------------
     @property
