@@ -235,6 +235,7 @@ def plot_report(report, path: Path) -> None:
     bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
     ax1.hist(before, bins=bins, alpha=0.6, label="before: H·Ñ_q(x_{a,b})")
     ax1.hist(after, bins=bins, alpha=0.6, label=f"after: H·M_k, k = {red.k}")
+    ax1.set_yscale("log")
     ax1.axvline(0, color="k", lw=0.8)
     ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ = {red.rho:.3f}")
     ax1.set_xlabel("margin")

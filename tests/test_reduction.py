@@ -191,6 +191,14 @@ def test_staircase_heaviside_exact_one_gate_per_neuron():
     assert np.array_equal(st.value(X), net(X))
 
 
+def test_staircase_jump_at_range_start():
+    # range of z = x_0 + 1 over the ball is [0, 2]: the jump of H sits exactly at its start
+    net = SigmaNetwork([([[1.0, 0.0]], [1.0]), ([[1.0]], [0.0])], activation="heaviside")
+    st = staircase(net, margin=0.1)
+    X = np.array([[-1.0, 0.0], [0.0, 1.0], [0.5, 0.0]])
+    assert st.value(X).tolist() == net(X).tolist() == [1.0, 1.0, 1.0]
+
+
 def test_staircase_matches_naive_gate_sum():
     net = _net(3, 2, "tanh", seed=5)
     st = staircase(net, margin=0.3)
@@ -472,11 +480,29 @@ def test_experiment_default_size(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [7, 8])
-def test_trained_like_net_margin_at_hoeffding_k(n):               # E9 (iii), E10
-    inst = HardInstance(n, seed=0)
-    net = _fitted_net(inst, width=4 ** n // 8, seed=n)
-    rep = reduce_network(net, inst, circuit=False)
-    red = rep.reduction
-    assert red.min_margin >= red.rho / 2 and rep.ok
-    assert rep.certificate.bounds["rank_Mk"] >= 2 ** (n / 2)
+def test_experiment_n7_trained_net_margin(tmp_path):                 # E9 (iii), E10
+    import experiments.reduction as exp
+
+    exp.main(["--n", "7", "--width", "64", "--out", str(tmp_path), "--no-progress",
+              "--no-circuit", "--ball-points", "1000"])
+    rep = json.loads((tmp_path / "report.json").read_text())
+    b = rep["bounds"]["bounds"]
+    assert rep["sign_agrees_everywhere"] and rep["chain_ok"]
+    assert rep["min_margin"] >= rep["rho_q"] / 2
+    assert 2 ** 3.5 <= b["rank_Mk"] <= b["rank_bound_Mk"]
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh", "heaviside"])
+def test_correlation_gate_lemma_random_nets(act, inst3):            # E8 (§4.7 inequality)
+    from networks.reduction.certificates import correlation_bound
+
+    for seed in range(3):
+        net = _net(inst3.dim, 8, act, seed=seed)
+        X = inst3.support().points
+        H = 1.0 - 2.0 * inst3.support().labels
+        lhs = abs(float(np.mean(H * net(X))))
+        R = net.weight_bound * (math.sqrt(inst3.dim) + 1)
+        sigma = get_activation(act)
+        rhs = correlation_bound(3, 8, net.weight_bound, sigma.sup_abs(R),
+                                sigma.total_variation(R), 4)
+        assert lhs <= rhs

@@ -48,10 +48,13 @@ def _limits(act, p: float) -> tuple[float, float, float]:
 
 
 def _jump_terms(act, lo: float, hi: float):
-    """Jumps p in (lo, hi] as a list of (theta, direction, height) gates plus a constant."""
+    """Jumps p in [lo, hi] as a list of (theta, direction, height) gates plus a constant.
+
+    The interval is closed so that a jump exactly at the start of the staircase (where σ's
+    value may differ from its right limit) is still an exact gate."""
     gates, const = [], 0.0
     for p in act.jumps:
-        if not lo < p <= hi:
+        if not lo <= p <= hi:
             continue
         left, mid, right = _limits(act, p)
         if mid != left:
@@ -84,7 +87,6 @@ def build_chain(act, lo: float, hi: float, n_steps: int, *, grid=None):
     (σ_c(θ_0) + jump constant), step (the real spacing Δ), lipschitz (L on the interval).
     """
     R = max(abs(lo), abs(hi), 1e-300)
-    jump_gates, jump_const = _jump_terms(act, lo, hi)
     L = float(act.lipschitz(R * (1 + 1e-12) + 1e-300))
     thetas, dirs, heights, Ts = [], [], [], []
     if grid is None:
@@ -108,6 +110,7 @@ def build_chain(act, lo: float, hi: float, n_steps: int, *, grid=None):
             step = 0.0
         L = float(act.lipschitz(max(R, abs(theta0), abs(stair[-1]) if stair.size else 0.0)
                                 * (1 + 1e-12) + 1e-300))
+    jump_gates, jump_const = _jump_terms(act, theta0, hi)
     if stair.size and L > 0:
         pts = np.concatenate([[theta0], stair])
         vals = _continuous_part(act, pts, jump_gates, jump_const)
