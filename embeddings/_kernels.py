@@ -25,7 +25,11 @@ def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    # sum the byte counts by shifts (no wrapping multiply: also clean with the JIT off)
+    x = x + (x >> np.uint64(8))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return np.int64(x & np.uint64(0x7F))
 
 
 @njit(cache=True, nogil=True, parallel=True)
