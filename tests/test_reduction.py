@@ -277,7 +277,7 @@ def test_quantisation_bound_random_nets(act, inst3):
         qn = quantise(net, inst3, rho=0.2)
         assert qn.max_change <= qn.change_bound
         if get_activation(act).jumps:
-            assert qn.change_bound < 1e-8 and qn.max_change == 0.0     # κ rule keeps every value
+            assert qn.change_bound < 1e-8 and qn.max_change < 1e-12    # κ rule keeps every value
             assert qn.kappa > qn.eta * math.sqrt(2 * inst3.m)
         V, V0 = qn.value_matrix(), qn.value_matrix(original=True)
         assert np.abs(V - V0).max() <= 2 * qn.change_bound
