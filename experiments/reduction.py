@@ -158,8 +158,38 @@ def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int)
                 "radius_global": parts.radius_global, "steps": list(st.steps)}
 
 
+def check_shift_identity(network, instance, *, seed: int, n_shifts: int = 4) -> dict:
+    """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3)."""
+    from networks.reduction import random_shifts, shifted_network, value_matrix
+
+    n = instance.n
+    X = instance.support().points
+    V = value_matrix(network(X), n)
+    idx = np.arange(1 << n)
+    worst = 0.0
+    shifts = random_shifts(n, n_shifts, seed=seed)
+    for r, s in shifts.tolist():
+        Vs = value_matrix(shifted_network(network, instance, r, s)(X), n)
+        worst = max(worst, float(np.abs(Vs - V[np.ix_(idx ^ r, idx ^ s)]).max()))
+    return {"shifts": shifts.tolist(), "max_abs_error": worst, "holds": worst <= 1e-9}
+
+
+def correlation_route(network, instance, gamma: float) -> dict:
+    """The §4.7 width lower bound (no quantisation, no self-reduction)."""
+    from networks.reduction import correlation_width_bound
+    from networks.reduction._common import depth2_parts
+
+    parts = depth2_parts(network)
+    R = parts.radius_global
+    act = parts.activation
+    w = correlation_width_bound(instance.n, gamma, parts.weight_bound, act.sup_abs(R),
+                                act.total_variation(R))
+    return {"width_lower_bound": w, "width": parts.width, "holds": parts.width >= w}
+
+
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
     """Train + steps 1–4 for one (n, width); returns the report dict (written if ``out``)."""
+    from circuits.errors import ReductionError
     from circuits.io import write_json_atomic
     from embeddings import HardInstance
     from networks.reduction import reduce_network, support_mse
@@ -191,10 +221,18 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     st, st_info = check_staircase(net, instance, margin=max(rho / 4, 1e-3),
                                   n_ball=args.ball_points, seed=args.seed)
     timings["staircase"] = time.perf_counter() - t0
+    record["shift_identity"] = check_shift_identity(net, instance, seed=args.seed)
     t0 = time.perf_counter()
-    report = reduce_network(net, instance, k=args.k, seed=args.seed,
-                            circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
-                            progress=progress)
+    try:
+        report = reduce_network(net, instance, k=args.k, seed=args.seed,
+                                circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
+                                progress=progress)
+    except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)
+        record.update(error=str(exc), sign_agrees_everywhere=False, chain_ok=False,
+                      correlation_route=correlation_route(net, instance, 0.25 - mse))
+        if out is not None:
+            write_json_atomic(out / "report.json", record)
+        return record
     timings["reduction"] = time.perf_counter() - t0
     timings.update({f"reduction.{k}": v for k, v in report.timings.items()})
     rd = report.to_dict()

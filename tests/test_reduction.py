@@ -437,6 +437,7 @@ def test_experiment_end_to_end(tmp_path, capsys):
     assert rep["sign_agrees_everywhere"] is True and rep["mse"] < 0.25 - 0.04
     assert {"size", "depth", "max_abs_weight"} <= set(rep["threshold_circuit"])
     assert rep["bounds"]["ok"] is True and rep["staircase"]["holds"] is True
+    assert rep["shift_identity"]["holds"] is True
     assert (out / "reduction.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     assert "chain of inequalities" in text
