@@ -60,13 +60,16 @@ def _twisted_sums(V, shifts, n, a_start, a_stop, n_blocks):
                 # chi_s(a) (-1)^{<r, s>} = (-1)^{<a ^ r, s>}
                 sa = 1.0 - 2.0 * par[ar & s]
                 src = V[ar]
-                inv = 1.0 / (j + 1)
-                mn = np.inf
                 for b in range(size):
-                    g[b] += sa * (1.0 - 2.0 * par[ar & b]) * src[b ^ s]
-                    val = g[b] * inv
-                    if val < mn:
-                        mn = val
-                if mn < prefix[blk, j]:
-                    prefix[blk, j] = mn
+                    if par[ar & b]:
+                        g[b] -= sa * src[b ^ s]
+                    else:
+                        g[b] += sa * src[b ^ s]
+                mn = g[0]
+                for b in range(1, size):
+                    mn = min(mn, g[b])
+                # min(g) / (j+1) == min(g / (j+1)): rounding is monotone, division exact-order
+                val = mn * (1.0 / (j + 1))
+                if val < prefix[blk, j]:
+                    prefix[blk, j] = val
     return G, prefix
