@@ -112,24 +112,17 @@ def _low_table(wflat, tflat, n_in, g1, L):
 
 
 @njit(cache=True, nogil=True)
-def _cube_tile(wflat, tflat, sizes, P, L, h, cb, acc, za, zb, o):
-    """Circuit outputs o[a] at the 2^L points k = (h << L) + a, a in [0, 2^L).
+def _cube_tile(wflat, tflat, sizes, P, L, cb, acc, za, zb, o):
+    """Circuit outputs o[a] at the 2^L points k = (h << L) + a, a in [0, 2^L), of one tile.
 
-    Layer 1 uses the low/high split: gate j fires iff P[j, a] >= cb[j] = -(sum of W1[j, i] over
-    the set high bits i >= L of k).  Layer 2 is fused with it (each layer-2 gate accumulates its
+    Layer 1 uses the low/high split: gate j fires iff P[j, a] >= cb[j], where the caller keeps
+    cb[j] = -(sum of W1[j, i] over the set high bits i >= L of k) up to date.  Layer 2 is fused with it (each layer-2 gate accumulates its
     weight wherever a layer-1 comparison holds), so a depth-2 circuit never materialises its
     hidden layer.  Layers >= 3 run :func:`_layer_tile` on byte tiles.
     """
     n_in = sizes[0]
     g1 = sizes[1]
     T = 1 << L
-    for j in range(g1):
-        q = 0
-        row = j * n_in
-        for i in range(L, n_in):
-            if (h >> (i - L)) & 1:
-                q += wflat[row + i]
-        cb[j] = -q
     depth = sizes.shape[0] - 1
     if depth == 1:
         c0 = cb[0]
@@ -197,6 +190,92 @@ def _fill_target(tv, base, lo, hi, kind, params, table):
             tv[a] = _target_bit(base + a, kind, params, table)
 
 
+@njit(cache=True, nogil=True)
+def _high_columns(wflat, n_in, g1, L):
+    """WhT[i, j] = W1[j, L + i]: layer-1 weights of the high bits, one contiguous row per bit."""
+    WhT = np.empty((n_in - L, g1), dtype=wflat.dtype)
+    for j in range(g1):
+        for i in range(L, n_in):
+            WhT[i - L, j] = wflat[j * n_in + i]
+    return WhT
+
+
+@njit(cache=True, nogil=True)
+def _cube_block(wflat, tflat, sizes, P, WhT, geom, h_lo, h_hi, params, table, out):
+    """Tiles h_lo <= h < h_hi of :func:`_cube_run`; returns (count, first) of this block.
+
+    cb[j] = -(high partial sum of gate j) is updated incrementally from h to h + 1: only the
+    bits of h ^ (h + 1) change (two on average), and every intermediate value is again minus a
+    partial sum, so it stays within the bound B of the working dtype.
+    """
+    L = geom[0]
+    start = geom[1]
+    stop = geom[2]
+    kind = geom[3]
+    g1 = sizes[1]
+    H = WhT.shape[0]
+    T = 1 << L
+    width = 1
+    for i in range(2, sizes.shape[0]):
+        width = max(width, sizes[i])
+    if sizes.shape[0] <= 3:
+        width = 1
+    cb = np.zeros(g1, dtype=wflat.dtype)
+    acc = np.empty(T, dtype=wflat.dtype)
+    o = np.empty(T, dtype=np.uint8)
+    tv = np.empty(T, dtype=np.uint8)
+    za = np.empty((width, T), dtype=np.uint8)
+    zb = np.empty((width, T), dtype=np.uint8)
+    for i in range(H):
+        if (h_lo >> i) & 1:
+            col = WhT[i]
+            for j in range(g1):
+                cb[j] -= col[j]
+    c = 0
+    f = -1
+    for h in range(h_lo, h_hi):
+        if h > h_lo:
+            changed = h ^ (h - 1)
+            for i in range(H):
+                if (changed >> i) & 1:
+                    col = WhT[i]
+                    if (h >> i) & 1:
+                        for j in range(g1):
+                            cb[j] -= col[j]
+                    else:
+                        for j in range(g1):
+                            cb[j] += col[j]
+        _cube_tile(wflat, tflat, sizes, P, L, cb, acc, za, zb, o)
+        base = h << L
+        lo = max(start - base, 0)
+        hi = min(stop - base, T)
+        if kind < 0:
+            off = base - start
+            for a in range(lo, hi):
+                out[off + a] = o[a]
+            continue
+        d = 0
+        if kind == KIND_CONST:
+            for a in range(lo, hi):
+                d += o[a]
+            if params[0] != 0:
+                d = (hi - lo) - d
+        else:
+            _fill_target(tv, base, lo, hi, kind, params, table)
+            for a in range(lo, hi):
+                d += o[a] ^ tv[a]
+        if d > 0:
+            c += d
+            if f < 0:
+                if kind == KIND_CONST:
+                    _fill_target(tv, base, lo, hi, kind, params, table)
+                for a in range(lo, hi):
+                    if o[a] != tv[a]:
+                        f = base + a
+                        break
+    return c, f
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _cube_run(wflat, tflat, sizes, geom, params, table, out):
     """Circuit over the cube indices [start, stop), tile by tile (2^L points per tile).
@@ -205,21 +284,18 @@ def _cube_run(wflat, tflat, sizes, geom, params, table, out):
     ``out[k - start]`` (truth-table mode; ``out`` has length stop - start).  Otherwise each
     point is compared with the target spec ``(kind, params, table)`` and the kernel returns
     per-block ``(counts, first)``: the number of disagreements and the smallest disagreeing
-    index (-1 if none).  Blocks are contiguous runs of high-block values; iteration b of the
-    ``prange`` writes only slot b (and only its own range of ``out``).
-    Memory: the (g_1, 2^L) table P plus per-block tiles; O(1) in 2^N besides ``out``.
+    index (-1 if none).  Blocks are contiguous runs of high-block values h (tile h holds the
+    points (h << L) + a); iteration b of the ``prange`` writes only slot b and its own range
+    of ``out``.  Memory: the (g_1, 2^L) low table P, the (N - L, g_1) high columns and
+    per-block tiles; nothing grows with 2^N besides ``out``.
     """
     L = geom[0]
     start = geom[1]
     stop = geom[2]
-    kind = geom[3]
     n_in = sizes[0]
     g1 = sizes[1]
-    T = 1 << L
-    width = 1
-    for i in range(2, sizes.shape[0]):
-        width = max(width, sizes[i])
     P = _low_table(wflat, tflat, n_in, g1, L)
+    WhT = _high_columns(wflat, n_in, g1, L)
     h0 = start >> L
     nh = 0
     if stop > start:
@@ -228,38 +304,10 @@ def _cube_run(wflat, tflat, sizes, geom, params, table, out):
     counts = np.zeros(nb, dtype=np.int64)
     first = np.full(nb, -1, dtype=np.int64)
     for b in prange(nb):
-        cb = np.empty(g1, dtype=wflat.dtype)
-        acc = np.empty(T, dtype=wflat.dtype)
-        o = np.empty(T, dtype=np.uint8)
-        tv = np.empty(T, dtype=np.uint8)
-        zw = width if sizes.shape[0] > 3 else 1
-        za = np.empty((zw, T), dtype=np.uint8)
-        zb = np.empty((zw, T), dtype=np.uint8)
-        c = 0
-        f = -1
-        for h in range(h0 + b * nh // nb, h0 + (b + 1) * nh // nb):
-            _cube_tile(wflat, tflat, sizes, P, L, h, cb, acc, za, zb, o)
-            base = h << L
-            lo = max(start - base, 0)
-            hi = min(stop - base, T)
-            if kind < 0:
-                off = base - start
-                for a in range(lo, hi):
-                    out[off + a] = o[a]
-            else:
-                _fill_target(tv, base, lo, hi, kind, params, table)
-                d = 0
-                for a in range(lo, hi):
-                    d += o[a] ^ tv[a]
-                if d > 0:
-                    c += d
-                    if f < 0:
-                        for a in range(lo, hi):
-                            if o[a] != tv[a]:
-                                f = base + a
-                                break
-        counts[b] = c
-        first[b] = f
+        cf = _cube_block(wflat, tflat, sizes, P, WhT, geom, h0 + b * nh // nb,
+                         h0 + (b + 1) * nh // nb, params, table, out)
+        counts[b] = cf[0]
+        first[b] = cf[1]
     return counts, first
 
 
