@@ -17,6 +17,7 @@ from embeddings.instance import uniform_ball
 from networks import SigmaNetwork, get_activation
 from networks.activations import ACTIVATIONS
 from networks.reduction import (certify, correlation_width_bound, exact_shift_average,
+                                reduce_to_circuit,
                                 hoeffding_k, ip_sign_matrix, numerical_rank, quantise,
                                 random_shifts, reduce_network, self_reduce, shifted_network,
                                 staircase, staircase_gate_count, synthetic_approximator,
@@ -77,11 +78,13 @@ def test_twisted_sums_match_naive(n):
 
 def test_twisted_sums_chunked_equals_single_call():
     rng = np.random.default_rng(0)
-    V = rng.normal(size=(32, 32))
-    sh = random_shifts(5, 9, seed=1)
+    V = rng.normal(size=(128, 128))
+    sh = random_shifts(7, 9, seed=1)
     G0, p0 = twisted_sums(V, sh)
     G1, p1 = twisted_sums(V, sh, executor="threads")
+    G2, p2 = twisted_sums(V, sh, progress=True)
     assert np.array_equal(G0, G1) and np.array_equal(p0, p1)
+    assert np.array_equal(G0, G2) and np.array_equal(p0, p2)
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
@@ -324,6 +327,13 @@ def test_threshold_circuit_integer_top_rounding(inst3):
         assert abs((cr.values[k] - approx) - base_shift) <= cr.n_chains * cr.epsilon + 1e-12
 
 
+def test_reduce_to_circuit_is_quantise_then_circuit(inst3):
+    net = _net(inst3.dim, 3, "tanh", seed=8)
+    a = reduce_to_circuit(net, inst3, rho=0.4, margin=0.2)
+    b = threshold_circuit(quantise(net, inst3, rho=0.4), margin=0.2)
+    assert a.circuit.equals(b.circuit) and np.array_equal(a.values, b.values)
+
+
 def test_quantise_bad_input(inst3):
     net = _net(inst3.dim, 3, "relu", seed=0)
     with pytest.raises(DimensionError, match="input dimension"):
@@ -471,6 +481,18 @@ def test_experiment_cli_errors(capsys):
 
 
 # ---------------------------------------------------------------- slow: larger cases
+@pytest.mark.slow
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh", "heaviside"])
+def test_staircase_million_ball_points(act):                       # E11 at full size
+    inst = HardInstance(4, seed=0)
+    net = _net(inst.dim, 16, act, seed=9)
+    st = staircase(net, margin=0.05, allocation="optimal")
+    for seed in range(10):
+        X = uniform_ball(100_000, inst.dim, seed=seed)
+        assert np.abs(net(X) - st.value(X)).max() <= st.error_bound
+    X = inst.support().points
+    assert np.abs(net(X) - st.value(X)).max() <= st.error_bound
+
 @pytest.mark.slow
 def test_experiment_default_size(tmp_path):
     import experiments.reduction as exp

@@ -9,7 +9,18 @@ THEORY §4, as small composable steps, each returning a frozen object with ``.st
 3. :func:`self_reduce` — k twisted XOR shifts, exact margins over all 4^n pairs (§4.3–4.4);
 4. :func:`certify` — the chain of inequalities down to Forster's bound, and §4.7.
 
-:func:`reduce_network` runs all four.
+:func:`reduce_to_circuit` runs steps 1–2 and :func:`reduce_network` all four.
+
+Examples
+--------
+>>> from embeddings import HardInstance
+>>> from networks import SigmaNetwork
+>>> inst = HardInstance(2, seed=0)
+>>> net = SigmaNetwork([(inst.support().points[:3], [0.0, 0.0, 0.0]), ([[1.0, 1.0, 1.0]], [0.0])],
+...                    activation="heaviside")
+>>> res = reduce_to_circuit(net, inst, rho=0.5, margin=0.1)
+>>> res.circuit.depth, res.circuit.n_inputs, res.n_disagree_real
+(2, 16, 0)
 """
 
 from networks.reduction.stair import Staircase, staircase, staircase_gate_count
@@ -21,7 +32,8 @@ from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, h
                                            twist_sign, twisted_sums, value_matrix)
 from networks.reduction.certificates import (Certificate, Inequality, certify, correlation_bound,
                                              correlation_width_bound)
-from networks.reduction.pipeline import ReductionReport, reduce_network, support_mse
+from networks.reduction.pipeline import (ReductionReport, reduce_network, reduce_to_circuit,
+                                         support_mse)
 
 __all__ = [
     "Staircase", "staircase", "staircase_gate_count",
@@ -30,5 +42,5 @@ __all__ = [
     "ip_sign_matrix", "numerical_rank", "random_shifts", "shifted_network",
     "synthetic_approximator", "twist_sign", "value_matrix",
     "Certificate", "Inequality", "certify", "correlation_bound", "correlation_width_bound",
-    "ReductionReport", "reduce_network", "support_mse",
+    "ReductionReport", "reduce_network", "reduce_to_circuit", "support_mse",
 ]

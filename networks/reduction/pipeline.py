@@ -14,7 +14,7 @@ from networks.reduction.quantisation import (CircuitReduction, QuantisedNetwork,
                                          threshold_circuit)
 from networks.reduction.selfreduce import SelfReduction, self_reduce
 
-__all__ = ["ReductionReport", "reduce_network", "support_mse"]
+__all__ = ["ReductionReport", "reduce_network", "reduce_to_circuit", "support_mse"]
 
 
 def support_mse(network, instance) -> float:
@@ -24,6 +24,18 @@ def support_mse(network, instance) -> float:
     X = instance.support().points
     y = inner_product_mod2(n).astype(np.float64)
     return float(np.mean((parts(X) - y) ** 2))
+
+
+def reduce_to_circuit(network, instance, *, eta=None, rho=None, margin=None,
+                      weight_bound=None, top_error: float = 1e-6,
+                      progress: bool = False) -> CircuitReduction:
+    """Steps 1–2 in one call: quantise on ηZ, staircase on the lattice, integer ThresholdCircuit
+    over the 2m code bits, evaluated on all 4^n support points (see :func:`quantise` and
+    :func:`threshold_circuit` for the parameters).  ``result.circuit`` is the circuit,
+    ``result.total_bound`` the proven |N_C - N| on the support.
+    """
+    qn = quantise(network, instance, rho=rho, eta=eta, weight_bound=weight_bound)
+    return threshold_circuit(qn, margin=margin, top_error=top_error, progress=progress)
 
 
 @dataclass(frozen=True, eq=False)

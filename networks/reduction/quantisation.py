@@ -412,6 +412,9 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     act = parts.activation
     n, m = qn.n, qn.m
     if margin is None:
+        if qn.rho_q <= 0:
+            raise ReductionError(f"the default staircase margin ρ_q/4 needs ρ_q > 0, got ρ_q = "
+                                 f"{qn.rho_q:.4g}; pass margin= explicitly (the sup error γ')")
         margin = qn.rho_q / 4.0
     margin = check_positive(margin, name="margin")
     top_error = check_positive(top_error, name="top_error")
