@@ -16,7 +16,7 @@ Results go to ``benchmarks/results_distributed.md`` and ``.json`` (both written 
 
 Usage::
 
-    python benchmarks/bench_distributed.py                 # N = 30, 3 repeats
+    python benchmarks/bench_distributed.py                 # N = 30, 5 repeats
     python benchmarks/bench_distributed.py --n 26 --repeats 5
 """
 
@@ -26,6 +26,7 @@ import argparse
 import json
 import logging
 import resource
+import statistics
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--n", type=int, default=30, help="input bits N (default 30)")
     ap.add_argument("--width", type=int, default=64, help="hidden gates w (default 64)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeats", type=int, default=3, help="timed repeats per path (>= 3)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats per path (>= 3)")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
     ap.add_argument("--out", type=Path, default=HERE / "results_distributed.md")
     args = ap.parse_args(argv)
@@ -90,6 +91,8 @@ def main(argv=None) -> dict:
         "candidate": {**dask_.to_dict(),
                       "name": f"Dask LocalCluster({args.workers} workers x 1 thread, processes)"},
         "ratio_dask_over_local": dask_.median / local.median,
+        # each dask run over the local run just before it: robust to slow drifts of the load
+        "paired_ratios": [d / l for l, d in zip(local.times, dask_.times)],
         "cluster_startup_s": t_start,
         "first_call_s": {"local": compile_local, "dask": compile_dask},
         "peak_rss_bytes": {"this_process": _common.peak_rss_bytes(),
@@ -137,7 +140,9 @@ integer weights in [-8, 8], thresholds near each gate's median (`{w['instance']}
 | {r['candidate']['name']} | {dask_.summary()} | {r['count']:,} |
 
 **Ratio dask / local (medians, same run): {r['ratio_dask_over_local']:.3f}** (target <= 1.15).
-Counts are identical on both paths.  Dask ran {r['dask_chunks']} chunk tasks per count.
+Median of the paired ratios (each Dask run over the local run just before it):
+{statistics.median(r['paired_ratios']):.3f}.  Counts are identical on both paths.  Dask ran
+{r['dask_chunks']} chunk tasks per count.
 
 Separately: cluster start-up {r['cluster_startup_s']:.2f} s; first call at N = 20 (JIT compile or
 cache load) {r['first_call_s']['local']:.2f} s local, {r['first_call_s']['dask']:.2f} s on the

@@ -379,8 +379,28 @@ def _probe_worker(dask_worker=None):
     return socket.gethostname(), usable_cpus(), int(dask_worker.state.nthreads)
 
 
+#: Seconds a probed thread plan is reused for the same client (saves a round trip per call).
+#: A stale plan only affects speed: a worker missing from it runs chunks on one numba thread.
+_PLAN_TTL = 60.0
+_PLAN_CACHE: dict = {}
+
+
 def _dask_thread_plan(client, numba_threads):
-    """Return ``(per-worker numba threads, total Dask threads)`` for the cluster right now."""
+    """Return ``(per-worker numba threads, total Dask threads)``, probed at most every minute."""
+    import time
+    key = (getattr(client, "id", id(client)), numba_threads)
+    hit = _PLAN_CACHE.get(key)
+    if hit is not None and time.monotonic() - hit[0] < _PLAN_TTL:
+        return hit[1], hit[2]
+    plan, total = _probe_thread_plan(client, numba_threads)
+    if len(_PLAN_CACHE) > 64:
+        _PLAN_CACHE.clear()
+    _PLAN_CACHE[key] = (time.monotonic(), plan, total)
+    return plan, total
+
+
+def _probe_thread_plan(client, numba_threads):
+    """Ask every worker for its host, usable cores and Dask threads; budget numba threads."""
     try:
         probes = client.run(_probe_worker)
     except Exception:  # a worker vanished while probing: fall back to the scheduler's view
