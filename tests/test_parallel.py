@@ -271,3 +271,37 @@ def test_importing_the_library_does_not_import_dask():
 def _root():
     from pathlib import Path
     return Path(__file__).resolve().parents[1]
+
+
+class _FakeClient:
+    """Just enough of a Dask client for the numba thread budget (no cluster needed)."""
+
+    def __init__(self, probes, nthreads=None):
+        self.probes, self._nthreads, self.id = probes, nthreads or {}, object()
+
+    def run(self, fn):
+        if isinstance(self.probes, Exception):
+            raise self.probes
+        return self.probes
+
+    def nthreads(self):
+        return self._nthreads
+
+
+def test_thread_budget_shares_each_host_between_its_dask_threads():
+    probes = {"tcp://a": ("h1", 8, 2), "tcp://b": ("h1", 8, 2),   # 8 cores, 4 Dask threads
+              "tcp://c": ("h2", 4, 1),                             # 4 cores, 1 Dask thread
+              "tcp://d": ("h3", 2, 4)}                             # fewer cores than threads
+    plan, total = parallel._probe_thread_plan(_FakeClient(probes), "auto")
+    assert plan == {"tcp://a": 2, "tcp://b": 2, "tcp://c": 4, "tcp://d": 1, "default": 1}
+    assert total == 9
+    plan, total = parallel._probe_thread_plan(_FakeClient(probes), 3)
+    assert plan == {"default": 3} and total == 9
+    # probing failed (a worker vanished): one numba thread per chunk, scheduler's thread count
+    lost = _FakeClient(OSError("worker gone"), nthreads={"tcp://a": 2, "tcp://c": 1})
+    assert parallel._probe_thread_plan(lost, "auto") == ({"default": 1}, 3)
+    # the plan is probed once and then reused for the same client
+    fake = _FakeClient(probes)
+    first = parallel._dask_thread_plan(fake, "auto")
+    fake.probes = {}
+    assert parallel._dask_thread_plan(fake, "auto") == first
