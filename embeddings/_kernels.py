@@ -21,15 +21,14 @@ from numba import njit, prange
 
 @njit(cache=True, nogil=True, inline="always")
 def _popcount(x):
+    # Kernighan's loop: LLVM recognises the idiom and emits the popcnt instruction (as fast as
+    # the multiply trick, measured), and with the JIT off it runs without wrapping arithmetic
     x = np.uint64(x)
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    # sum the byte counts by shifts (no wrapping multiply: also clean with the JIT off)
-    x = x + (x >> np.uint64(8))
-    x = x + (x >> np.uint64(16))
-    x = x + (x >> np.uint64(32))
-    return np.int64(x & np.uint64(0x7F))
+    c = np.int64(0)
+    while x:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
 
 
 @njit(cache=True, nogil=True, parallel=True)
