@@ -746,7 +746,7 @@ def _ridge_depth2(directions: np.ndarray, weights: np.ndarray, p: RidgeProfile,
     b1 = np.tile(p.beta, D)
     v = (weights[:, None] * p.gamma[None, :]).reshape(1, -1)
     return SigmaNetwork([DenseLayer(W1, b1),
-                         DenseLayer(v, [const + p.const * float(weights.sum())])], activation="relu")
+                         DenseLayer(v, [const + p.const * math.fsum(weights)])], activation="relu")
 
 
 def norm_power_depth2(d: int, k: int, eps: float, *, n_directions: int | None = None,
