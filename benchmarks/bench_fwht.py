@@ -176,6 +176,23 @@ def main(argv=None) -> int:
     lines += ["", "Kernel time (in place, input reset untimed), median [min–max] of "
               f"{args.repeats}, ratio = median / baseline median (same run, interleaved):", "",
               "| workload | implementation | time | baseline | ratio |", "|---|---|---|---|---|"]
+    # children first: a child inherits the parent's peak RSS across fork/exec on Linux
+    with tempfile.TemporaryDirectory() as cache:
+        comp = run_child(_COMPILE_CHILD, env={"NUMBA_CACHE_DIR": cache})
+    extra = ["Compile (fresh process, empty numba cache): " + ", ".join(
+        f"{k} {v:.2f} s" for k, v in comp.items() if k.endswith("_s") and k != "wall_s")]
+    spec = run_child(_SPECTRUM_CHILD.format(repeats=args.repeats))
+    for name in ("fourier_coefficients", "walsh_spectrum"):
+        t = Timing(name, spec[name])
+        extra.append(f"24-variable exact spectrum of IP_12 (uint8 table -> int64 Walsh values): "
+                     f"`{name}` {t.summary(1e3, 'ms')} (all |W| = 2^12: "
+                     f"{spec['all_abs_equal_2^12']})")
+    for N in args.sizes:
+        for dt in ("float64", "int32"):
+            mem = run_child(_MEMORY_CHILD.format(N=N, dtype=dt))
+            extra.append(f"Peak RSS, in-place 2^{N} {dt} in a fresh process: "
+                         f"{mem['peak_rss_bytes'] / 2**20:.0f} MiB (array {mem['array_bytes'] / 2**20:.0f} MiB,"
+                         f" {mem['seconds'] * 1e3:.0f} ms incl. first-call overhead)")
     for N in args.sizes:
         for dtype, baseline in [(np.float64, "ffht-1"), (np.int32, "pyfwht-cpu")]:
             r = bench_w4(N, dtype, args.repeats, with_numpy=(N == 24 and not args.no_numpy))
@@ -184,22 +201,7 @@ def main(argv=None) -> int:
             for row in rows:
                 print(row, flush=True)
 
-    with tempfile.TemporaryDirectory() as cache:
-        comp = run_child(_COMPILE_CHILD, env={"NUMBA_CACHE_DIR": cache})
-    lines += ["", "Compile (fresh process, empty numba cache): " + ", ".join(
-        f"{k} {v:.2f} s" for k, v in comp.items() if k.endswith("_s") and k != "wall_s")]
-    spec = run_child(_SPECTRUM_CHILD.format(repeats=args.repeats))
-    for name in ("fourier_coefficients", "walsh_spectrum"):
-        t = Timing(name, spec[name])
-        lines.append(f"24-variable exact spectrum of IP_12 (uint8 table -> int64 Walsh values): "
-                     f"`{name}` {t.summary(1e3, 'ms')} (all |W| = 2^12: "
-                     f"{spec['all_abs_equal_2^12']})")
-    for N in args.sizes:
-        for dt in ("float64", "int32"):
-            mem = run_child(_MEMORY_CHILD.format(N=N, dtype=dt))
-            lines.append(f"Peak RSS, in-place 2^{N} {dt} in a fresh process: "
-                         f"{mem['peak_rss_bytes'] / 2**20:.0f} MiB (array {mem['array_bytes'] / 2**20:.0f} MiB,"
-                         f" {mem['seconds'] * 1e3:.0f} ms incl. first-call overhead)")
+    lines += [""] + extra
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:

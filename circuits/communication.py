@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from circuits.errors import DimensionError, InvalidCircuitError
-from circuits.functions import BooleanFunction, as_boolean_function
+from circuits.functions import as_boolean_function
 from circuits.hypercube import as_matrix, check_n_bits
 from circuits.progress import progress_bar
 from circuits.rng import as_rng
@@ -47,7 +47,7 @@ def sign_matrix(f, n: "int | None" = None) -> np.ndarray:
     >>> sign_matrix([0, 1, 0, 0]).tolist()   # f = 1 only at k = 1: x = 1, y = 0 -> row 1, col 0
     [[1, 1], [-1, 1]]
     """
-    from circuits.spectral import _is_circuit, _n_inputs_of, _table_of
+    from circuits.spectral import _n_inputs_of, _table_of
     N = _n_inputs_of(f)
     if N is None:
         if n is None:

@@ -34,7 +34,7 @@ import numpy as np
 from circuits import _kernels_spectral as _ks
 from circuits.errors import DimensionError, InvalidCircuitError
 from circuits.functions import BooleanFunction, TruthTable, as_boolean_function, as_truth_table
-from circuits.hypercube import check_exhaustive, check_n_bits, points
+from circuits.hypercube import check_n_bits, points
 from circuits.threshold import ThresholdCircuit, as_int64_array
 
 __all__ = [
@@ -49,6 +49,8 @@ _INT32_MAX = (1 << 31) - 1
 _INT64_MAX = (1 << 63) - 1
 #: Working set per thread for the blocked transform (bytes): L2-resident blocks.
 _BLOCK_BYTES = 1 << 18
+#: Least contiguous bytes per row segment in the strip sweeps (cache lines fetched together).
+_MIN_ROW_BYTES = 256
 
 
 # ----------------------------------------------------------------------------------------------
@@ -109,7 +111,7 @@ def _run_transform(v: np.ndarray, N: int) -> None:
     steps = [("blocks", lo, 0, 0, v.shape[0] >> lo)]
     grouped = v.dtype.kind == "i"           # see _kernels_spectral._fwht8_run
     p = lo
-    min_width = max(8, 128 // v.itemsize)       # >= 2 cache lines per row segment
+    min_width = max(8, _MIN_ROW_BYTES // v.itemsize)   # contiguous values per row segment
     cap = 1024 // v.itemsize
     while p < N:
         rest = N - p
@@ -656,7 +658,7 @@ def gate_ip_correlation(weights, threshold) -> GateCorrelation:
     """Exact correlation data of the gate [w . z >= t] (z = (x, y), 2n inputs) with IP_n.
 
     Integer weights and threshold are evaluated exactly by streaming over all 4^n points
-    (:func:`circuits.count_ones`, :func:`circuits.count_disagreements`).  Real (non-integer)
+    (:func:`circuits.count_ones`, :func:`circuits.count_disagreements`; n <= 16).  Real (non-integer)
     weights are accepted too: the gate is then [alpha(x) + beta(y) >= t] with alpha, beta
     evaluated in float64 over {0,1}^n (n <= 12), which defines the gate being analysed.
 
@@ -686,13 +688,15 @@ def gate_ip_correlation(weights, threshold) -> GateCorrelation:
         raise InvalidCircuitError("weights must be finite")
     if integral and t_int:
         from circuits.simulate import count_disagreements, count_ones
+        n = check_n_bits(n, name="n (the gate is evaluated on all 4^n points)", minimum=1,
+                         maximum=16)
         wi = as_int64_array(w, name="weights", ndim=1)
         gate = ThresholdCircuit.single_gate(wi, int(threshold))
         ones = count_ones(gate)
         d = count_disagreements(gate, "ip").count
         n_ip1 = (1 << (2 * n - 1)) - (1 << (n - 1))
         g1 = (ones + n_ip1 - d) // 2
-        pts = points(check_n_bits(n, name="n", maximum=26)).astype(np.int64)
+        pts = points(n).astype(np.int64)
         alpha = pts @ wi[:n]
         beta = pts @ wi[n:]
     else:

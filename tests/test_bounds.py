@@ -82,7 +82,7 @@ def test_parity_constructions_respect_ips(N):
     assert parity_depth2(N).size + 1 >= parity_depth_bound(N, 2).value
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_discriminator_lemma_on_ip_depth2(n):
     r = discriminator_check(ip_depth2(n))
     assert r.computes_ip and r.holds and r.gate_bounds_hold
