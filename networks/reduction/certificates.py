@@ -227,7 +227,8 @@ def certify(*, n: int, width: int, mse: float, quantised, reduction, circuit=Non
     corr = abs(float(np.mean(H * (qn.value_matrix(original=True) - 1.0) / -2.0)))
     rhs = correlation_bound(n, width, B, S_R, TV, n + 1)
     w_corr = correlation_width_bound(n, gamma, B, S_R, TV)
-    bounds.update(correlation_E_HN=corr, correlation_rhs=rhs, width_bound_correlation=w_corr)
+    bounds.update(correlation_E_HN=corr, correlation_rhs=rhs, width_bound_correlation=w_corr,
+                  B=B, R=R, S_sigma=S_R, TV_sigma=TV)
     out.append(_ineq("§4.7 gate lemma", "|E[H·N]| <= B2^-n + wB(S2^-n + TV(n+1)2^-n/2)", corr,
                      "<=", rhs))
     out.append(_ineq("width (§4.7)", "w >= (γ - 2^{-n-1}(1+2B))/(B(TV c 2^{-n/2} + S 2^{-n}))",
