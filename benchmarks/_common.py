@@ -29,6 +29,7 @@ class Timing:
     name: str
     times: list = field(default_factory=list)
     result: object = None
+    cpu_times: list = field(default_factory=list)   # process CPU seconds (all threads)
 
     @property
     def median(self) -> float:
@@ -48,9 +49,14 @@ class Timing:
         return (f"{f.format(self.median * scale)} [{f.format(self.min * scale)}–"
                 f"{f.format(self.max * scale)}] {unit}")
 
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu_times) if self.cpu_times else float("nan")
+
     def to_dict(self) -> dict:
         return {"name": self.name, "times_s": self.times, "median_s": self.median,
-                "min_s": self.min, "max_s": self.max, "result": self.result}
+                "min_s": self.min, "max_s": self.max, "cpu_times_s": self.cpu_times,
+                "cpu_median_s": self.cpu_median, "result": self.result}
 
 
 def timed(fn, *args, **kwargs):
@@ -73,7 +79,9 @@ def interleaved(candidates: dict, repeats: int = 3, *, check=None) -> dict:
     out = {name: Timing(name) for name in candidates}
     for _ in range(repeats):
         for name, fn in candidates.items():
+            c0 = time.process_time()
             dt, res = timed(fn)
+            out[name].cpu_times.append(time.process_time() - c0)
             if check is not None:
                 check(name, res)
             out[name].times.append(dt)

@@ -311,32 +311,37 @@ def _cube_run(wflat, tflat, sizes, geom, params, table, out):
     return counts, first
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _rows_run(wflat, tflat, sizes, bits, idx, out):
-    """Circuit outputs on given points: rows of ``bits`` (n_points, N) uint8, or, when ``bits``
-    has no rows, the cube indices ``idx`` (int64, decoded as bit i = (k >> i) & 1).
-
-    Points are processed in tiles (``out.shape[0]`` points in total; the tile length adapts to
-    the widest layer so scratch stays about a megabyte per block).  Every layer, including the
-    first, runs :func:`_layer_tile` vectorised over the tile; iteration b writes only its tile
-    of ``out``.
-    """
-    m = out.shape[0]
-    n_in = sizes[0]
-    width = n_in
-    for i in range(1, sizes.shape[0]):
+@njit(cache=True, nogil=True)
+def _rows_tile_len(sizes):
+    """Points per tile for :func:`_rows_block`: up to 1024, fewer for wide layers (~1 MB)."""
+    width = 1
+    for i in range(sizes.shape[0]):
         width = max(width, sizes[i])
     tile = 1024
     while tile > 16 and tile * width > (1 << 20):
         tile //= 2
-    nb = (m + tile - 1) // tile
+    return tile
+
+
+@njit(cache=True, nogil=True)
+def _rows_block(wflat, tflat, sizes, bits, idx, out, p_lo, p_hi):
+    """Circuit outputs for the points p_lo <= p < p_hi of :func:`_rows_run`, tile by tile.
+
+    Points are rows of ``bits`` (n_points, N) uint8, or, when ``bits`` has no rows, the cube
+    indices ``idx`` (int64, decoded as bit i = (k >> i) & 1).  Each layer, the first included,
+    runs :func:`_layer_tile` vectorised over the tile.
+    """
+    n_in = sizes[0]
+    width = 1
+    for i in range(sizes.shape[0]):
+        width = max(width, sizes[i])
+    tile = _rows_tile_len(sizes)
+    za = np.empty((width, tile), dtype=np.uint8)
+    zb = np.empty((width, tile), dtype=np.uint8)
+    acc = np.empty(tile, dtype=wflat.dtype)
     from_idx = bits.shape[0] == 0
-    for b in prange(nb):
-        a0 = b * tile
-        n = min(m, a0 + tile) - a0
-        za = np.empty((width, tile), dtype=np.uint8)
-        zb = np.empty((width, tile), dtype=np.uint8)
-        acc = np.empty(tile, dtype=wflat.dtype)
+    for a0 in range(p_lo, p_hi, tile):
+        n = min(p_hi, a0 + tile) - a0
         if from_idx:
             for i in range(n_in):
                 zi = za[i]
@@ -364,21 +369,11 @@ def _rows_run(wflat, tflat, sizes, bits, idx, out):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _disagree_tables(kind_a, params_a, table_a, kind_b, params_b, table_b, start, stop, block):
-    """Per-block disagreement counts between two target specs."""
-    nb = (stop - start + block - 1) // block
-    counts = np.zeros(nb, dtype=np.int64)
-    first = np.full(nb, -1, dtype=np.int64)
+def _rows_run(wflat, tflat, sizes, bits, idx, out):
+    """Circuit outputs on ``out.shape[0]`` given points (see :func:`_rows_block`), in parallel:
+    iteration b of the ``prange`` handles tile b and writes only its slice of ``out``."""
+    m = out.shape[0]
+    tile = _rows_tile_len(sizes)
+    nb = (m + tile - 1) // tile
     for b in prange(nb):
-        lo = start + b * block
-        hi = min(stop, lo + block)
-        c = 0
-        f = -1
-        for k in range(lo, hi):
-            if _target_bit(k, kind_a, params_a, table_a) != _target_bit(k, kind_b, params_b, table_b):
-                c += 1
-                if f < 0:
-                    f = k
-        counts[b] = c
-        first[b] = f
-    return counts, first
+        _rows_block(wflat, tflat, sizes, bits, idx, out, b * tile, min(m, (b + 1) * tile))

@@ -113,6 +113,48 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 _NO_PARAMS = _readonly(np.zeros(1, dtype=np.int64))
 _NO_TABLE = _readonly(np.zeros(1, dtype=np.uint8))
 _NO_OUT = np.zeros(1, dtype=np.uint8)   # never written: only truth-table mode writes ``out``
+_NO_INDICES = np.zeros(1, dtype=np.int64)
+
+# Jobs below these sizes run in the calling thread: entering numba's parallel region costs more
+# than they do (tens of ms on a busy machine).  Cube work counts, per point, the layer-1 gates
+# plus the wires of layers >= 2 (the low/high split makes layer-1 wires nearly free); rows work
+# counts every wire.  Both thresholds are about 5 ms of one core.  Tests set them to 0 (always
+# parallel) and to a huge value (always serial) to run both paths.
+_SERIAL_CUBE_WORK = 1 << 28
+_SERIAL_ROWS_WORK = 1 << 25
+
+
+def _wire_slots(sizes, first: int = 0) -> int:
+    return int(sum(int(sizes[i]) * int(sizes[i + 1]) for i in range(first, len(sizes) - 1)))
+
+
+def _cube(wflat, tflat, sizes, geom, params, table, out):
+    """Run the cube kernel on [start, stop) = geom[1:3]: serial for small jobs, else parallel.
+
+    Returns ``(count, first)`` (meaningless in truth-table mode, ``geom[3] < 0``).
+    """
+    low, start, stop = int(geom[0]), int(geom[1]), int(geom[2])
+    if stop <= start:
+        return 0, -1
+    if (stop - start) * (int(sizes[1]) + _wire_slots(sizes, 1)) < _SERIAL_CUBE_WORK:
+        n_in, g1 = int(sizes[0]), int(sizes[1])
+        P = _kernels._low_table(wflat, tflat, n_in, g1, low)
+        WhT = _kernels._high_columns(wflat, n_in, g1, low)
+        count, first = _kernels._cube_block(wflat, tflat, sizes, P, WhT, geom, start >> low,
+                                            ((stop - 1) >> low) + 1, params, table, out)
+        return int(count), int(first)
+    counts, first = _kernels._cube_run(wflat, tflat, sizes, geom, params, table, out)
+    hits = first[first >= 0]
+    return int(counts.sum()), (int(hits.min()) if hits.size else -1)
+
+
+def _rows(wflat, tflat, sizes, bits, idx, out):
+    """Run the rows kernel on ``out.shape[0]`` points: serial for small jobs, else parallel."""
+    m = out.shape[0]
+    if m * _wire_slots(sizes) < _SERIAL_ROWS_WORK:
+        _kernels._rows_block(wflat, tflat, sizes, bits, idx, out, 0, m)
+    else:
+        _kernels._rows_run(wflat, tflat, sizes, bits, idx, out)
 
 
 def _disagree_chunk(packed, spec, start: int, stop: int):
@@ -122,9 +164,7 @@ def _disagree_chunk(packed, spec, start: int, stop: int):
     geom = np.array([low, start, stop, kind], dtype=np.int64)
     params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
     table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
-    counts, first = _kernels._cube_run(wflat, tflat, sizes, geom, params, table, _NO_OUT)
-    hits = first[first >= 0]
-    return int(counts.sum()), (int(hits.min()) if hits.size else -1)
+    return _cube(wflat, tflat, sizes, geom, params, table, _NO_OUT)
 
 
 def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, progress=False):
@@ -205,7 +245,7 @@ def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
     wflat, tflat, sizes, low = _circuit_kernel_args(c)
     out = np.empty(1 << n, dtype=np.uint8)
     geom = np.array([low, 0, 1 << n, -1], dtype=np.int64)
-    _kernels._cube_run(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, out)
+    _cube(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, out)
     return out
 
 
@@ -261,11 +301,8 @@ def evaluate(circuit, bits) -> np.ndarray:
     wflat, tflat, sizes, _ = _circuit_kernel_args(c)
     z = np.ascontiguousarray(z, dtype=np.uint8)
     out = np.empty(z.shape[0], dtype=np.uint8)
-    _kernels._rows_run(wflat, tflat, sizes, z, _NO_INDICES, out)
+    _rows(wflat, tflat, sizes, z, _NO_INDICES, out)
     return out
-
-
-_NO_INDICES = np.zeros(1, dtype=np.int64)
 
 
 def evaluate_indices(circuit, k) -> np.ndarray:
@@ -315,5 +352,5 @@ def evaluate_indices(circuit, k) -> np.ndarray:
     out = np.empty(flat.size, dtype=np.uint8)
     if flat.size:
         wflat, tflat, sizes, _ = _circuit_kernel_args(c)
-        _kernels._rows_run(wflat, tflat, sizes, np.zeros((0, n), dtype=np.uint8), flat, out)
+        _rows(wflat, tflat, sizes, np.zeros((0, n), dtype=np.uint8), flat, out)
     return out.reshape(arr.shape)

@@ -55,6 +55,16 @@ def scaled_to_bound(circuit, bound):
     return ThresholdCircuit((layer,) + circuit.layers[1:])
 
 
+PATHS = ["serial", "parallel"]
+
+
+def force_path(monkeypatch, path):
+    """Send every job to the serial block functions or to the parallel (prange) kernels."""
+    limit = 1 << 62 if path == "serial" else 0
+    monkeypatch.setattr(simulate, "_SERIAL_CUBE_WORK", limit)
+    monkeypatch.setattr(simulate, "_SERIAL_ROWS_WORK", limit)
+
+
 def naive_table(circuit):
     return naive.circuit_table(naive.layers_of(circuit), circuit.n_inputs)
 
@@ -71,9 +81,11 @@ def test_work_dtype_refuses_beyond_int64():
         simulate.work_dtype(2**63)
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("bound, dtype", [(32767, "int16"), (32768, "int32"), (2**31 - 1, "int32"),
                                           (2**31, "int64"), (2**62 + 5, "int64")])
-def test_each_dtype_path_exact_at_the_switching_bound(bound, dtype):
+def test_each_dtype_path_exact_at_the_switching_bound(bound, dtype, path, monkeypatch):
+    force_path(monkeypatch, path)
     rng = np.random.default_rng(bound % 1000)
     for widths in [(5,), (4, 3)]:
         circ = scaled_to_bound(random_circuit(rng, 7, widths), bound)
@@ -112,7 +124,9 @@ def test_output_layer_bound_alone_selects_the_dtype():
 @pytest.mark.parametrize("N", [1, 2, 5, 8, 11])
 @pytest.mark.parametrize("widths", [(), (1,), (6,), (5, 4), (3, 4, 2)])
 @pytest.mark.parametrize("wmax", [8, 2**20])
-def test_truth_table_and_counts_match_naive(N, widths, wmax):
+@pytest.mark.parametrize("path", PATHS)
+def test_truth_table_and_counts_match_naive(N, widths, wmax, path, monkeypatch):
+    force_path(monkeypatch, path)
     rng = np.random.default_rng(1000 * N + 10 * len(widths) + (wmax > 8))
     circ = random_circuit(rng, N, widths, wmax=wmax)
     ref = naive_table(circ)
@@ -123,8 +137,10 @@ def test_truth_table_and_counts_match_naive(N, widths, wmax):
 @needs_jit
 @pytest.mark.parametrize("low_bits", [1, 2, 3])
 @pytest.mark.parametrize("widths", [(4,), (3, 3)])
-def test_small_tiles_many_high_values(monkeypatch, low_bits, widths):
+@pytest.mark.parametrize("path", PATHS)
+def test_small_tiles_many_high_values(monkeypatch, low_bits, widths, path):
     """Tiles of 2^L points with L < N: the high block is nonzero and tiles are many."""
+    force_path(monkeypatch, path)
     monkeypatch.setattr(simulate, "_MAX_LOW_BITS", low_bits)
     monkeypatch.setattr(simulate, "_MIN_LOW_BITS", 0)
     rng = np.random.default_rng(low_bits)
@@ -135,6 +151,20 @@ def test_small_tiles_many_high_values(monkeypatch, low_bits, widths):
         assert c.truth_table(circ).tolist() == ref
         assert c.count_disagreements(circ, "parity").count == sum(
             a != b for a, b in zip(ref, naive.parity(N)))
+
+
+def test_small_jobs_stay_serial_and_large_ones_go_parallel(monkeypatch):
+    calls = []
+    real_run, real_block = simulate._kernels._cube_run, simulate._kernels._cube_block
+    monkeypatch.setattr(simulate._kernels, "_cube_run",
+                        lambda *a: calls.append("parallel") or real_run(*a))
+    monkeypatch.setattr(simulate._kernels, "_cube_block",
+                        lambda *a: calls.append("serial") or real_block(*a))
+    circ = random_circuit(np.random.default_rng(1), 6, (3,))
+    c.count_ones(circ)
+    monkeypatch.setattr(simulate, "_SERIAL_CUBE_WORK", 0)
+    c.count_ones(circ)
+    assert calls == ["serial", "parallel"]
 
 
 def test_low_bits_shrink_for_wide_first_layers():
@@ -174,7 +204,9 @@ def _targets(N, rng):
 
 @needs_jit
 @pytest.mark.parametrize("N", [2, 6, 9, 10])
-def test_disagreements_match_naive_for_every_target_kind(N):
+@pytest.mark.parametrize("path", PATHS)
+def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
+    force_path(monkeypatch, path)
     rng = np.random.default_rng(N)
     circ = random_circuit(rng, N, (5,), wmax=20)
     values = naive_table(circ)
@@ -189,8 +221,10 @@ def test_disagreements_match_naive_for_every_target_kind(N):
 
 @needs_jit
 @pytest.mark.parametrize("widths", [(6,), (4, 5)])
-def test_chunks_at_unaligned_ranges(monkeypatch, widths):
+@pytest.mark.parametrize("path", PATHS)
+def test_chunks_at_unaligned_ranges(monkeypatch, widths, path):
     """The (count, first) unit of work on [start, stop) ranges that cut tiles anywhere."""
+    force_path(monkeypatch, path)
     monkeypatch.setattr(simulate, "_MAX_LOW_BITS", 4)
     N = 10
     rng = np.random.default_rng(len(widths))
@@ -222,7 +256,9 @@ def test_chunked_run_equals_single_run():
 @needs_jit
 @pytest.mark.parametrize("N", [1, 3, 7, 10])
 @pytest.mark.parametrize("widths", [(), (4,), (6, 3), (2, 5, 3)])
-def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths):
+@pytest.mark.parametrize("path", PATHS)
+def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths, path, monkeypatch):
+    force_path(monkeypatch, path)
     rng = np.random.default_rng(N + 7 * len(widths))
     circ = random_circuit(rng, N, widths, wmax=2**20)
     ref = np.array(naive_table(circ), dtype=np.uint8)
@@ -237,8 +273,10 @@ def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths):
 
 
 @needs_jit
-def test_evaluate_wide_circuit_many_tiles():
+@pytest.mark.parametrize("path", PATHS)
+def test_evaluate_wide_circuit_many_tiles(path, monkeypatch):
     """A few thousand gates, tile length shrinks; odd batch sizes cut the last tile."""
+    force_path(monkeypatch, path)
     rng = np.random.default_rng(5)
     circ = random_circuit(rng, 8, (1500, 40), wmax=3)
     for m in (1, 17, 255, 1000):
@@ -313,11 +351,15 @@ def small_circuits(draw):
 def test_property_all_kernels_agree_with_naive(circ):
     ref = naive_table(circ)
     N = circ.n_inputs
-    assert c.truth_table(circ).tolist() == ref
-    assert c.evaluate(circ, c.points(N)).tolist() == ref
-    assert c.evaluate_indices(circ, np.arange(1 << N)).tolist() == ref
-    got = c.count_disagreements(circ, "parity")
-    assert (got.count, got.index) == naive_kernels.count_first(ref, naive.parity(N), 0, 1 << N)
+    for path in PATHS:
+        with pytest.MonkeyPatch.context() as mp:
+            force_path(mp, path)
+            assert c.truth_table(circ).tolist() == ref
+            assert c.evaluate(circ, c.points(N)).tolist() == ref
+            assert c.evaluate_indices(circ, np.arange(1 << N)).tolist() == ref
+            got = c.count_disagreements(circ, "parity")
+            assert (got.count, got.index) == naive_kernels.count_first(ref, naive.parity(N), 0,
+                                                                        1 << N)
 
 
 # --- JIT off: a tiny subset runs as plain Python -----------------------------------------------
