@@ -218,7 +218,7 @@ class Construction:
         r = self.report(X, y)
         lines = [f"{r['name']}: depth {r['depth']}, widths {tuple(r['widths'])} "
                  f"(formula {tuple(r['width_formula'])}: {r['formula']})",
-                 f"  max|weight| {r['max_weight']:.6g} (bound {r['weight_formula']:.6g})",
+                 f"  max|weight or bias| {r['max_weight']:.6g} (bound {r['weight_formula']:.6g})",
                  f"  error bound {r['error_bound']!r} (requested {r['accuracy']!r}) on {r['domain']}"]
         if "measured_error" in r:
             lines.append(f"  measured max error {r['measured_error']:.3e} on {r['n_points']} points")
