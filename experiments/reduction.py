@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=None,
                    help="copies in the self-reduction; default the Hoeffding + union-bound k "
                         "with M_emp = max|Ñ| (THEORY §4.4)")
+    p.add_argument("--k-max", type=int, default=200_000,
+                   help="cap on the default Hoeffding k (cost k·4^n); default 200000")
     p.add_argument("--seed", type=int, default=DEFAULTS["seed"],
                    help="seed of the code, the initial weights and the shifts; default 0")
     p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"],
@@ -224,7 +226,7 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     record["shift_identity"] = check_shift_identity(net, instance, seed=args.seed)
     t0 = time.perf_counter()
     try:
-        report = reduce_network(net, instance, k=args.k, seed=args.seed,
+        report = reduce_network(net, instance, k=args.k, seed=args.seed, k_max=args.k_max,
                                 circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
                                 progress=progress)
     except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)

@@ -119,6 +119,12 @@ def test_default_k_is_hoeffding_with_M_emp():
     assert red.k == hoeffding_k(0.5, 0.4 + 0.1 * float(np.mean(ip_sign_matrix(3))), 3)
 
 
+def test_default_k_cap():
+    V = 0.05 * ip_sign_matrix(2) + 0.01
+    assert self_reduce(V, seed=0, k_max=50).k == 50
+    assert self_reduce(V, seed=0, k=60, k_max=50).k == 60        # explicit k wins
+
+
 def test_self_reduce_bad_input():
     with pytest.raises(ReductionError, match="k must be >= 1"):
         self_reduce(np.eye(4), k=0)

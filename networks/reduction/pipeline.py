@@ -87,8 +87,8 @@ class ReductionReport:
 
 def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=None,
                    weight_bound=None, circuit: bool = True, circuit_margin=None,
-                   top_error: float = 1e-6, delta: float = 0.5, client=None, executor=None,
-                   progress: bool = False) -> ReductionReport:
+                   top_error: float = 1e-6, delta: float = 0.5, k_max: "int | None" = None,
+                   client=None, executor=None, progress: bool = False) -> ReductionReport:
     """Run steps 1–4 of THEORY §4 on a trained depth-2 network and the hard instance.
 
     Parameters
@@ -110,6 +110,8 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
         Passed to :func:`threshold_circuit`.
     delta : float
         Failure probability for the Hoeffding k.
+    k_max : int, optional
+        Cap on the default (Hoeffding) k.
     client, executor : optional
         Distribute the margin computation (:func:`circuits.parallel.run_chunks`).
     progress : bool
@@ -130,8 +132,8 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
                                  progress=progress)
         timings["circuit"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    red = self_reduce(qn.value_matrix(), k=k, seed=seed, delta=delta, client=client,
-                      executor=executor, progress=progress)
+    red = self_reduce(qn.value_matrix(), k=k, seed=seed, delta=delta, k_max=k_max,
+                      client=client, executor=executor, progress=progress)
     timings["self_reduce"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     cert = certify(n=n, width=parts.width, mse=mse, quantised=qn, reduction=red, circuit=circ,

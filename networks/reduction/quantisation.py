@@ -430,7 +430,7 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
                          activation=act)
     m_steps, _, _ = _steps_per_neuron(qparts, lo, hi, margin=margin, delta=None,
                                       allocation=allocation, range_mode="ball")
-    est = int(np.sum(np.maximum(m_steps, np.minimum(m_steps, np.ceil((hi - lo) / unit)))))
+    est = int(m_steps.sum())         # lattice steps are never finer than requested: an upper bound
     if est > max_gates:
         raise ReductionError(f"the circuit would have about {est} gates > max_gates = {max_gates};"
                              f" increase margin (now {margin:.4g}) or max_gates")

@@ -141,7 +141,9 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
     sh = _check_shifts(shifts, n)
     size = 1 << n
     if client is None and executor is None and not progress:
-        blocks = min(size, 64)
+        import numba
+
+        blocks = min(size, 4 * numba.get_num_threads())      # prefix table is blocks x k
         G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
         return G, prefix.min(axis=0)
     from circuits.parallel import run_chunks
@@ -274,7 +276,8 @@ class SelfReduction:
 
 
 def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float = 0.5,
-                client=None, executor=None, progress: bool = False) -> SelfReduction:
+                k_max: "int | None" = None, client=None, executor=None,
+                progress: bool = False) -> SelfReduction:
     """Average k twisted XOR shifts of V and compute the margin exactly over all 4^n pairs.
 
     Parameters
@@ -290,6 +293,9 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
         For the random shifts.
     delta : float
         Failure probability used by the default k.
+    k_max : int, optional
+        Cap on the default k (the margins of all prefixes are exact anyway; the certificate then
+        omits the Hoeffding link).
     client, executor : optional
         Split the computation with :func:`circuits.parallel.run_chunks`.
     progress : bool
@@ -323,6 +329,8 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
                 raise ReductionError(f"ρ = E[H V] = {rho:.4g} <= 0: no k makes sign(M_k) = H; "
                                      f"pass k= explicitly to inspect M_k anyway")
             k = hoeffding_k(M_emp, rho, n, delta=delta)
+            if k_max is not None:
+                k = min(k, int(k_max))
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"k must be an int, got {type(k).__name__}")
         if k < 1:
