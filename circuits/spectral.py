@@ -297,8 +297,8 @@ def _table_of(f, *, name: str = "f", allow_large: bool = False) -> np.ndarray:
 def _signs_int(table: np.ndarray) -> np.ndarray:
     """(-1)^f as int32 (N <= 30, exact transform) or int64."""
     dt = np.int32 if table.shape[0] <= (1 << 30) else np.int64
-    s = table.astype(dt)
-    s *= -2
+    s = np.empty(table.shape[0], dtype=dt)
+    np.multiply(table, dt(-2), out=s)          # two passes: 1 - 2 f
     s += 1
     return s
 
