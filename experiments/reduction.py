@@ -130,8 +130,8 @@ def train_network(instance, *, width: int, activation: str, gamma: float, epochs
         A = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
         coef, *_ = np.linalg.lstsq(A, y, rcond=None)
         net = SigmaNetwork([hidden, DenseLayer(coef[None, :-1], coef[-1:])], activation=act.name)
-        info["conversion"] = ("sigmoid surrogate -> Heaviside gates with the same (W, b); output "
-                              "layer refitted by least squares on the support")
+        info["conversion"] = (f"sigmoid surrogate -> {act.name} neurons with the same (W, b); "
+                              f"output layer refitted by least squares on the support")
     return net, info
 
 
