@@ -114,7 +114,8 @@ def main(argv=None) -> int:
              f"Machine: {results['machine']['cpu_model']}, {results['machine']['cpus']} CPUs; "
              f"numpy {results['machine']['numpy']}, numba {results['machine']['numba']}; "
              f"load average at start {tuple(round(x, 1) for x in results['machine']['load_average_at_start'])}",
-             "", "Medians [min–max] of "
+             "", "The machine is shared: absolute times drift, same-run ratios are the figures "
+             "to quote.", "", "Medians [min–max] of "
              f"{R} interleaved repeats (A B A B ...), warm JIT cache, kernel time only.", "",
              "| workload | size | depthsep | baseline (numpy) | ratio (baseline / depthsep) | result |",
              "|---|---|---|---|---|---|"]
@@ -178,8 +179,9 @@ def main(argv=None) -> int:
 
     comp = compile_seconds()
     results["compile"] = comp
-    lines += ["", f"Compile (fresh NUMBA_CACHE_DIR, first CodeEmbedding + HardInstance.target calls "
-                  f"minus nothing): {comp['cold']['first_calls_s']:.2f} s; with the cache filled: "
+    lines += ["", f"Compile (fresh NUMBA_CACHE_DIR; the first CodeEmbedding + HardInstance.target "
+                  f"calls compile all three kernels): {comp['cold']['first_calls_s']:.2f} s wall; "
+                  f"the same calls with the cache filled: "
                   f"{comp['cached']['first_calls_s']:.2f} s; `import embeddings`: "
                   f"{comp['cached']['import_s']:.2f} s; peak RSS of the child "
                   f"{_common.fmt_bytes(comp['cold']['peak_rss_bytes'])}.", ""]
