@@ -5,6 +5,7 @@ Every comparison is on the whole cube for small N.  Circuits are random with man
 int16 / int32 switching bounds, so every working-dtype path and every tile geometry runs.
 """
 
+import functools
 import os
 import subprocess
 import sys
@@ -273,20 +274,25 @@ def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths, path, monkeypatch)
 
 
 @needs_jit
+@functools.lru_cache(maxsize=None)
+def _wide_case():
+    """1500 gates in layer 1 (the rows tile shrinks below 1024 points) and its naive table."""
+    circ = random_circuit(np.random.default_rng(5), 6, (1500, 5), wmax=3)
+    return circ, naive_table(circ)
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_evaluate_wide_circuit_many_tiles(path, monkeypatch):
-    """A few thousand gates, tile length shrinks; odd batch sizes cut the last tile."""
+    """A wide circuit; batch sizes that cut the last tile anywhere; depth-3 cube path too."""
     force_path(monkeypatch, path)
-    rng = np.random.default_rng(5)
-    circ = random_circuit(rng, 8, (1500, 40), wmax=3)
-    for m in (1, 17, 255, 1000):
-        k = rng.integers(0, 256, size=m)
-        got = c.evaluate_indices(circ, k)
-        assert got.tolist() == [naive.circuit_value(naive.layers_of(circ), [naive.bit(int(x), i)
-                                                                           for i in range(8)])
-                                for x in k[:50]] + got[50:].tolist()
-    assert c.evaluate_indices(circ, np.arange(256)).tolist() == c.truth_table(circ).tolist() \
-        == naive_table(circ)
+    circ, ref = _wide_case()
+    ref = np.array(ref, dtype=np.uint8)
+    rng = np.random.default_rng(6)
+    for m in (1, 17, 511, 513, 1500):
+        k = rng.integers(0, 64, size=m)
+        assert c.evaluate_indices(circ, k).tolist() == ref[k].tolist()
+    assert c.evaluate_indices(circ, np.arange(64)).tolist() == c.truth_table(circ).tolist() \
+        == ref.tolist()
 
 
 def test_evaluate_single_row_and_empty_batch():
