@@ -28,8 +28,10 @@ Numba threads.  Dask runs ``nthreads`` tasks at once on every worker.  If each o
 numba kernel on all of the machine's cores, the cores would be oversubscribed.  Before a chunk
 runs on a worker, its numba thread count is set (thread-locally, with
 :func:`numba.set_num_threads`) to ``max(1, cores of that host // Dask threads on that host)``; with
-the usual one Dask thread per core this is 1, and parallelism comes from the chunks.  Pass
-``numba_threads=`` to override it.  Several threads of one process then launch numba parallel
+the usual one Dask thread per core this is 1, and parallelism comes from the chunks.  The
+cores and threads are probed with one ``client.run`` and the plan is reused for a minute (a worker
+that joins in between runs its chunks on one numba thread).  Pass ``numba_threads=`` to override
+it.  Several threads of one process then launch numba parallel
 kernels at the same time; numba's ``omp`` and ``tbb`` threading layers allow that, its fallback
 ``workqueue`` layer does not (``numba.threading_layer()`` tells which one runs; use Dask workers
 with one thread each, or install ``tbb``, if it says ``workqueue``).
@@ -51,7 +53,8 @@ from circuits.errors import DepthsepError
 from circuits.progress import progress_bar
 
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
-           "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE"]
+           "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE",
+           "CHUNKS_PER_THREAD"]
 
 #: Smallest default chunk (points); below this, per-task overhead dominates a numba kernel call.
 MIN_CHUNK_SIZE = 1 << 16
