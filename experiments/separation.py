@@ -5,6 +5,7 @@ the unit ball of R^d, d = 8n, label IP(a, b) = f_d on the support) is fitted by
 
 * depth-2 ReLU networks (one hidden layer of width w) trained with full-batch Adam,
 * depth-3 ReLU networks (two hidden layers, both of width w) trained the same way,
+* the exact depth-3 construction of THEORY §3.2 (widths n, n + 1; its MSE is recorded as a check),
 * the random-feature baseline of E20: ReLU(Xw + b), w ~ N(0, m I), b ~ N(0, 1), output weights
   and bias by least squares, best of 3 draws,
 
@@ -16,7 +17,8 @@ trained width is run ``--repeats`` times with independent seeds (derived from
 ``--seed``); a width "reaches" the target when the best repeat does, and the median is recorded
 too.  Expected shape: the depth-2 widths grow exponentially in n (a straight line on the log
 axis), the depth-3 widths roughly linearly (an exact depth-3 net of widths n, n + 1 exists,
-THEORY §3.2).
+THEORY §3.2).  Whether Adam actually finds such structured depth-3 solutions, rather than
+memorising the 4^n points, is what the trained curves measure.
 
 Outputs in ``--out`` (default results/separation): ``separation.json`` (settings, seeds,
 versions, timings, every MSE; written atomically) and ``separation.png`` (width vs n, log axis).
@@ -215,6 +217,16 @@ def train_curve(X, y, *, depth, widths, fixed, target, args, n, bar) -> dict:
     return rec
 
 
+def exact_depth3(inst, X, y) -> dict:
+    """The exact depth-3 ReLU net of THEORY §3.2 (widths n, n + 1) and its MSE on the support."""
+    from networks.constructions import ip_depth3_relu
+    from networks.train import mse
+
+    net = ip_depth3_relu(inst).network
+    return {"widths": list(net.widths), "max_width": max(net.widths), "mse": mse(net, X, y),
+            "weight_bound": net.weight_bound}
+
+
 def run(args) -> dict:
     """Run the whole experiment and return the JSON record."""
     from circuits.progress import progress_bar
@@ -242,6 +254,7 @@ def run(args) -> dict:
                                           target=args.target, args=args, n=n, bar=bar)
             entry["depth3"] = train_curve(X, y, depth=3, widths=w3, fixed=args.fixed_widths,
                                           target=args.target, args=args, n=n, bar=bar)
+            entry["exact_depth3"] = exact_depth3(inst, X, y)
             if not args.no_baseline:
                 entry["random_features"] = random_feature_curve(
                     X, y, m=inst.m, target=args.target, max_width=args.max_width_rf,
@@ -271,11 +284,12 @@ def _fmt_width(rec):
 def table(record) -> str:
     """The printed summary table."""
     fixed = record["settings"]["fixed_widths"]
-    head = (f"{'n':>2} {'d':>4} {'4^n':>6} {'const':>6} | {'w2*':>6} {'w3*':>6} {'rf*':>6} | "
+    head = (f"{'n':>2} {'d':>4} {'4^n':>6} {'const':>6} | {'w2*':>6} {'w3*':>6} {'rf*':>6} {'exact3':>6} | "
             + " ".join(f"{'d2@' + str(w):>8} {'d3@' + str(w):>8}" for w in fixed) + f" | {'sec':>6}")
     lines = [f"smallest width with support MSE <= {record['settings']['target']} "
              f"(best of {record['settings']['repeats']} runs; rf = random features, best of "
-             f"{record['settings']['rf_draws']} draws)", head, "-" * len(head)]
+             f"{record['settings']['rf_draws']} draws; exact3 = width of the exact depth-3 net)",
+             head, "-" * len(head)]
     for e in record["results"]:
         cells = []
         for w in fixed:
@@ -284,7 +298,9 @@ def table(record) -> str:
                 cells.append(f"{v:>8.4f}" if v is not None else f"{'-':>8}")
         lines.append(f"{e['n']:>2} {e['d']:>4} {e['n_points']:>6} {e['best_constant_mse']:>6.3f} | "
                      f"{_fmt_width(e['depth2']):>6} {_fmt_width(e['depth3']):>6} "
-                     f"{_fmt_width(e.get('random_features')):>6} | " + " ".join(cells)
+                     f"{_fmt_width(e.get('random_features')):>6} "
+                     f"{e['exact_depth3']['max_width'] if 'exact_depth3' in e else '-':>6} | "
+                     + " ".join(cells)
                      + f" | {e['seconds']:>6.1f}")
     return "\n".join(lines)
 
@@ -314,6 +330,11 @@ def plot(record, path) -> Path:
             ax.plot(*zip(*capped), marker=marker, color=color, linestyle="none",
                     markerfacecolor="none", label=f"{label}: not reached (cap)")
     ns = [e["n"] for e in record["results"]]
+    exact = [(e["n"], e["exact_depth3"]["max_width"]) for e in record["results"]
+             if "exact_depth3" in e]
+    if exact:
+        ax.plot(*zip(*exact), marker="x", color="C3", linestyle="--",
+                label="exact depth-3 construction (width n + 1)")
     ax.plot(ns, [4.0 ** n for n in ns], color="gray", linestyle=":", label="4^n (support size)")
     ax.set_yscale("log", base=2)
     ax.set_xlabel("n (bits per party; d = 8n)")

@@ -56,6 +56,13 @@ def test_json_fields(tiny_run):
             assert all(1 <= ep <= 400 for eps in rec["epochs"] for ep in eps)
 
 
+def test_exact_depth3_reference(tiny_run):
+    for e in tiny_run[1]["results"]:
+        ex = e["exact_depth3"]
+        assert ex["widths"] == [e["n"], e["n"] + 1] and ex["max_width"] == e["n"] + 1
+        assert ex["mse"] < 1e-20
+
+
 def test_baseline_interpolates_when_width_reaches_support(tiny_run):
     # n = 2: 16 points, 16 features + bias generically interpolate -> smallest width <= 16
     e2 = tiny_run[1]["results"][0]["random_features"]
