@@ -112,7 +112,7 @@ def _low_table(wflat, tflat, n_in, g1, L):
 
 
 @njit(cache=True, nogil=True)
-def _cube_tile(wflat, tflat, sizes, P, L, cb, acc, za, zb, o):
+def _cube_tile(wflat, tflat, sizes, P, L, cb, nz, acc, za, zb, o):
     """Circuit outputs o[a] at the 2^L points k = (h << L) + a, a in [0, 2^L), of one tile.
 
     Layer 1 uses the low/high split: gate j fires iff P[j, a] >= cb[j], where the caller keeps
@@ -138,14 +138,39 @@ def _cube_tile(wflat, tflat, sizes, P, L, cb, acc, za, zb, o):
         for a in range(T):
             acc[a] = -tg
         base = woff + g * g1
+        # the gates with a nonzero weight into g, two at a time: one load and store of acc per
+        # two compare-and-adds (the sum after the first add is again a partial sum, so <= B)
+        nnz = 0
         for j in range(g1):
+            if wflat[base + j] != 0:
+                nz[nnz] = j
+                nnz += 1
+        r = 0
+        while r + 2 <= nnz:
+            j0 = nz[r]
+            j1 = nz[r + 1]
+            v0 = wflat[base + j0]
+            v1 = wflat[base + j1]
+            c0 = cb[j0]
+            c1 = cb[j1]
+            P0 = P[j0]
+            P1 = P[j1]
+            for a in range(T):
+                x = acc[a]
+                if P0[a] >= c0:
+                    x += v0
+                if P1[a] >= c1:
+                    x += v1
+                acc[a] = x
+            r += 2
+        if r < nnz:
+            j = nz[r]
             v = wflat[base + j]
-            if v != 0:
-                cj = cb[j]
-                Pj = P[j]
-                for a in range(T):
-                    if Pj[a] >= cj:
-                        acc[a] += v
+            cj = cb[j]
+            Pj = P[j]
+            for a in range(T):
+                if Pj[a] >= cj:
+                    acc[a] += v
         if depth == 2:
             for a in range(T):
                 o[a] = 1 if acc[a] >= 0 else 0
@@ -221,6 +246,7 @@ def _cube_block(wflat, tflat, sizes, P, WhT, geom, h_lo, h_hi, params, table, ou
     if sizes.shape[0] <= 3:
         width = 1
     cb = np.zeros(g1, dtype=wflat.dtype)
+    nz = np.empty(g1, dtype=np.int64)
     acc = np.empty(T, dtype=wflat.dtype)
     o = np.empty(T, dtype=np.uint8)
     tv = np.empty(T, dtype=np.uint8)
@@ -245,7 +271,7 @@ def _cube_block(wflat, tflat, sizes, P, WhT, geom, h_lo, h_hi, params, table, ou
                     else:
                         for j in range(g1):
                             cb[j] += col[j]
-        _cube_tile(wflat, tflat, sizes, P, L, cb, acc, za, zb, o)
+        _cube_tile(wflat, tflat, sizes, P, L, cb, nz, acc, za, zb, o)
         base = h << L
         lo = max(start - base, 0)
         hi = min(stop - base, T)
