@@ -165,7 +165,8 @@ def test_small_jobs_stay_serial_and_large_ones_go_parallel(monkeypatch):
     c.count_ones(circ)
     monkeypatch.setattr(simulate, "_SERIAL_CUBE_WORK", 0)
     c.count_ones(circ)
-    assert calls == ["serial", "parallel"]
+    # (with the JIT off the parallel kernel is Python and calls the patched block function too)
+    assert calls[:2] == ["serial", "parallel"]
 
 
 def test_low_bits_shrink_for_wide_first_layers():
