@@ -25,7 +25,7 @@ versions, timings, every MSE; written atomically) and ``separation.png`` (width 
 
 Examples
 --------
-    python experiments/separation.py                      # n = 2..6, ~5 minutes on 2 cores
+    python experiments/separation.py                      # n = 2..6, ~1.5 minutes on 2 cores
     python experiments/separation.py --n-max 7 --repeats 5 --out /tmp/sep
     python experiments/separation.py --n-min 2 --n-max 3 --no-progress     # seconds
 """
@@ -50,8 +50,8 @@ def _parse(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n-min", type=int, default=2, help="smallest n (bits per party); default 2")
     p.add_argument("--n-max", type=int, default=6,
-                   help="largest n; default 6 (~5 minutes on 2 idle cores, n = 6 dominates; "
-                        "n <= 5 takes ~20 s); the full E20 range is 8")
+                   help="largest n; default 6 (measured: 85 s on 2 idle cores, n = 6 takes 60 s; "
+                        "each n costs roughly 4x the previous); the full E20 range is 8")
     p.add_argument("--target", type=float, default=0.05,
                    help="target MSE on the support; default 0.05 (best constant: ~0.25)")
     p.add_argument("--repeats", type=int, default=3,
