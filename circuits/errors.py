@@ -7,7 +7,8 @@ Wrong *types* stay plain ``TypeError``.
 
 from __future__ import annotations
 
-__all__ = ["DepthsepError", "InvalidCircuitError", "DimensionError", "ReductionError"]
+__all__ = ["DepthsepError", "InvalidCircuitError", "DimensionError", "ReductionError",
+           "MissingDependencyError"]
 
 
 class DepthsepError(Exception):
@@ -24,3 +25,8 @@ class DimensionError(DepthsepError, ValueError):
 
 class ReductionError(DepthsepError):
     """A network, embedding or parameter the reduction cannot take."""
+
+
+class MissingDependencyError(DepthsepError, ImportError):
+    """An optional dependency (e.g. ``dask.distributed`` or matplotlib) is needed but not installed;
+    the message names the extra to install."""

@@ -49,7 +49,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable
 
-from circuits.errors import DepthsepError
+from circuits.errors import DepthsepError, MissingDependencyError
 from circuits.progress import progress_bar
 
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
@@ -69,10 +69,6 @@ COUNT_FIRST_IDENTITY = (0, -1)
 
 _INSTALL_HINT = ("install it with  pip install 'depthsep[distributed]'  (or  pip install "
                  "'dask[distributed]'), or run locally by leaving client= unset")
-
-
-class MissingDependencyError(DepthsepError, ImportError):
-    """An optional dependency (here: ``dask.distributed``) is needed but not installed."""
 
 
 def require_distributed():
