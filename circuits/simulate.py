@@ -18,9 +18,8 @@ import numpy as np
 
 from circuits import _kernels
 from circuits.errors import DimensionError, InvalidCircuitError
-from circuits.functions import BooleanFunction, as_boolean_function
+from circuits.functions import as_boolean_function
 from circuits.hypercube import bits_of, check_exhaustive, check_n_bits
-from circuits.progress import progress_bar
 from circuits.threshold import ThresholdCircuit
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",

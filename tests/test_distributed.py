@@ -6,7 +6,6 @@ failures live at module level so that worker processes can unpickle them.
 
 import logging
 import os
-import time
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ distributed = pytest.importorskip("distributed")
 
 import circuits as c  # noqa: E402
 from circuits import parallel  # noqa: E402
-from circuits.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks  # noqa: E402
+from circuits.parallel import run_chunks  # noqa: E402
 from tests import naive  # noqa: E402
 
 

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from circuits import (DagCircuit, DagGate, InvalidCircuitError, ThresholdCircuit, ThresholdLayer,
-                      circuit_from_dict, circuit_to_dict, ip_depth2, ip_depth3, load_circuit,
+from circuits import (DagCircuit, DagGate, InvalidCircuitError, ThresholdCircuit, circuit_from_dict, circuit_to_dict, ip_depth2, ip_depth3, load_circuit,
                       parity_depth2, save_circuit, truth_table)
 from circuits.io import CIRCUIT_FORMAT, CIRCUIT_VERSION
 

@@ -11,7 +11,6 @@ import pytest
 
 import naive_reduction as naive
 from circuits.errors import DimensionError, ReductionError
-from circuits.hypercube import as_matrix
 from embeddings import HardInstance
 from embeddings.instance import uniform_ball
 from networks import SigmaNetwork, get_activation

@@ -140,7 +140,6 @@ def certify(*, n: int, width: int, mse: float, quantised, reduction, circuit=Non
     qn = quantised
     parts = qn.network
     act = parts.activation
-    m = qn.m
     B = qn.weight_bound
     H = ip_sign_matrix(n)
     out = []

@@ -435,7 +435,7 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
         raise ReductionError(f"the circuit would have about {est} gates > max_gates = {max_gates};"
                              f" increase margin (now {margin:.4g}) or max_gates")
     qsum = qn.q.sum(axis=1)
-    rows_w, rows_t, g_neuron, g_dir, g_T, g_v, chains = [], [], [], [], [], [], []
+    g_neuron, g_dir, g_T, g_v, chains = [], [], [], [], []
     base = parts.u0
     per_err = np.zeros(parts.width)
     for i in range(parts.width):
