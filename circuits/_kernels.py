@@ -24,7 +24,10 @@ def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    x = x + (x >> np.uint64(8))       # byte sums by shifts, not a wrapping multiply, so the
+    x = x + (x >> np.uint64(16))      # pure-Python twin (NUMBA_DISABLE_JIT=1) is warning-free
+    x = x + (x >> np.uint64(32))
+    return np.int64(x & np.uint64(0x7F))
 
 
 @njit(cache=True, nogil=True)
@@ -280,7 +283,7 @@ def _cube_block(wflat, tflat, sizes, P, WhT, geom, h_lo, h_hi, params, table, ou
             for a in range(lo, hi):
                 out[off + a] = o[a]
             continue
-        d = 0
+        d = np.int64(0)          # not a Python int: under NUMBA_DISABLE_JIT, 0 + uint8 stays uint8 (NEP 50) and wraps
         if kind == KIND_CONST:
             for a in range(lo, hi):
                 d += o[a]
