@@ -20,6 +20,7 @@ import numpy as np
 
 from circuits.errors import DimensionError, InvalidCircuitError
 from circuits.hypercube import check_n_bits
+from circuits.validation import check_int
 
 __all__ = ["Bound", "maj_maj_bound", "maj_thr_bound", "thr_maj_bound", "thr_thr_bound",
            "parity_depth_bound", "forster_sign_rank_bound", "lindsey_bound",
@@ -88,12 +89,7 @@ class Bound:
 
 
 def _pos_int(v, name: str, minimum: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, (Integral, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    v = int(v)
-    if v < minimum:
-        raise DimensionError(f"{name} must be >= {minimum}, got {v}")
-    return v
+    return check_int(v, name=name, minimum=minimum)
 
 
 def _least_s(A: int, B: int, C: int, D: int) -> int:

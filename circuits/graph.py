@@ -46,6 +46,7 @@ from numbers import Integral
 import numpy as np
 
 from circuits.errors import InvalidCircuitError
+from circuits.hypercube import as_bit_rows
 from circuits.threshold import INT64_MAX, ThresholdCircuit, ThresholdLayer
 
 __all__ = ["GATE_TYPES", "DagGate", "DagCircuit", "to_networkx", "from_networkx"]
@@ -309,16 +310,7 @@ class DagCircuit:
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, bits) -> np.ndarray:
         """Outputs (uint8) on a batch of 0/1 rows of shape (n_points, N), gate by gate (exact)."""
-        z = np.asarray(bits)
-        if z.ndim == 1:
-            z = z[None, :]
-        if z.ndim != 2 or z.shape[1] != self.n_inputs:
-            raise InvalidCircuitError(
-                f"bits must have shape (n_points, {self.n_inputs}), got {np.shape(bits)}; use "
-                f"circuits.hypercube.points({self.n_inputs}) or .reshape(-1, {self.n_inputs})")
-        if z.size and not np.isin(z, (0, 1)).all():
-            raise InvalidCircuitError("bits must contain only 0 and 1")
-        z = z.astype(np.int64)
+        z = as_bit_rows(bits, self.n_inputs).astype(np.int64)
         vals = {}
         for g in self.gates:
             cols = [z[:, r[1]] if isinstance(r, tuple) else vals[r] for r in g.inputs]

@@ -19,12 +19,14 @@ import os
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.validation import check_int
 
 __all__ = [
     "MAX_EXHAUSTIVE_BITS",
     "MAX_STREAM_BITS",
     "points",
+    "as_bit_rows",
     "index_of",
     "bits_of",
     "signs",
@@ -45,12 +47,7 @@ MAX_STREAM_BITS = 62
 
 def check_n_bits(n: int, *, name: str = "n", minimum: int = 0, maximum: int = MAX_STREAM_BITS) -> int:
     """Validate a bit count and return it as a Python int."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(n).__name__}")
-    n = int(n)
-    if not minimum <= n <= maximum:
-        raise DimensionError(f"{name} must be between {minimum} and {maximum}, got {n}")
-    return n
+    return check_int(n, name=name, minimum=minimum, maximum=maximum)
 
 
 def available_memory_bytes() -> int:
@@ -125,6 +122,39 @@ def bits_of(k, n: int) -> np.ndarray:
     if np.any(k < 0) or (n < 63 and np.any(k >= (1 << n))):
         raise DimensionError(f"point indices must lie in [0, 2^{n}), got min {k.min()} max {k.max()}")
     return ((k[..., None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
+
+
+def as_bit_rows(bits, n: int, *, name: str = "bits") -> np.ndarray:
+    """Validate a batch of points given as bit rows and return it as C-contiguous uint8 (k, n).
+
+    A single row of length n is accepted as a batch of one.  Bool, integer and float arrays are
+    accepted when every entry is exactly 0 or 1.
+
+    Raises
+    ------
+    DimensionError
+        If the rows do not have n columns.
+    InvalidCircuitError
+        If an entry is not 0 or 1, or the dtype is not numeric.
+
+    >>> as_bit_rows([1, 0, 1], 3).tolist()
+    [[1, 0, 1]]
+    """
+    z = np.asarray(bits)
+    if z.ndim == 1:
+        z = z[None, :]
+    if z.ndim != 2 or z.shape[1] != n:
+        raise DimensionError(f"{name} must have shape (n_points, {n}), got {np.shape(bits)}; use "
+                             f"circuits.hypercube.points({n}) or .reshape(-1, {n})")
+    if z.dtype == np.bool_:
+        z = z.view(np.uint8)
+    elif not (np.issubdtype(z.dtype, np.integer) or np.issubdtype(z.dtype, np.floating)):
+        raise InvalidCircuitError(f"{name} must be numeric 0/1 values, got dtype {z.dtype}")
+    elif z.size and not ((z == 0) | (z == 1)).all():
+        bad = z[(z != 0) & (z != 1)][0].item()
+        raise InvalidCircuitError(f"{name} must contain only 0 and 1, found {bad!r}; for +-1 signs "
+                                  f"use (1 - s) // 2")
+    return np.ascontiguousarray(z, dtype=np.uint8)
 
 
 def index_of(bits) -> np.ndarray:

@@ -51,6 +51,7 @@ from typing import Any, Callable
 
 from circuits.errors import DepthsepError, MissingDependencyError
 from circuits.progress import progress_bar
+from circuits.validation import check_int
 
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
            "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE",
@@ -133,13 +134,7 @@ def combine_count_first(acc, part):
 
 
 def _check_count(value, name: str, minimum: int) -> int:
-    import numpy as np
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
+    return check_int(value, name=name, minimum=minimum)
 
 
 def chunk_bounds(n_items: int, chunk_size: int) -> list[tuple[int, int]]:

@@ -19,7 +19,7 @@ import numpy as np
 from circuits import _kernels
 from circuits.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
-from circuits.hypercube import bits_of, check_exhaustive, check_n_bits
+from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
 from circuits.threshold import ThresholdCircuit
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
@@ -280,25 +280,10 @@ def evaluate(circuit, bits) -> np.ndarray:
     [0, 1, 1, 0]
     """
     c = _as_circuit(circuit)
-    n = c.n_inputs
-    z = np.asarray(bits)
-    if z.ndim == 1:
-        z = z[None, :]
-    if z.ndim != 2 or z.shape[1] != n:
-        raise DimensionError(f"bits must have shape (n_points, {n}), got {np.shape(bits)}; use "
-                             f"circuits.hypercube.points({n}) or .reshape(-1, {n})")
-    if z.dtype == np.bool_:
-        z = z.view(np.uint8)
-    elif not (np.issubdtype(z.dtype, np.integer) or np.issubdtype(z.dtype, np.floating)):
-        raise InvalidCircuitError(f"bits must be numeric 0/1 values, got dtype {z.dtype}")
-    elif z.size and not ((z == 0) | (z == 1)).all():
-        bad = z[(z != 0) & (z != 1)][0].item()
-        raise InvalidCircuitError(f"bits must contain only 0 and 1, found {bad!r}; for +-1 signs "
-                                  f"use (1 - s) // 2")
+    z = as_bit_rows(bits, c.n_inputs)
     if z.shape[0] == 0:
         return np.zeros(0, dtype=np.uint8)
     wflat, tflat, sizes, _ = _circuit_kernel_args(c)
-    z = np.ascontiguousarray(z, dtype=np.uint8)
     out = np.empty(z.shape[0], dtype=np.uint8)
     _rows(wflat, tflat, sizes, z, _NO_INDICES, out)
     return out

@@ -17,6 +17,7 @@ from numbers import Integral
 import numpy as np
 
 from circuits.errors import InvalidCircuitError
+from circuits.hypercube import as_bit_rows
 
 __all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array"]
 
@@ -245,15 +246,7 @@ class ThresholdCircuit:
 
     def evaluate(self, bits) -> np.ndarray:
         """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic."""
-        z = np.asarray(bits)
-        if z.ndim == 1:
-            z = z[None, :]
-        if z.ndim != 2 or z.shape[1] != self.n_inputs:
-            raise InvalidCircuitError(
-                f"bits must have shape (n_points, {self.n_inputs}), got {np.shape(bits)}; use "
-                f"circuits.hypercube.points({self.n_inputs}) or .reshape(-1, {self.n_inputs})")
-        if z.size and not np.isin(z, (0, 1)).all():
-            raise InvalidCircuitError("bits must contain only 0 and 1")
+        z = as_bit_rows(bits, self.n_inputs)
         for layer in self.layers:
             z = layer(z)
         return z[:, 0]

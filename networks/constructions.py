@@ -45,6 +45,7 @@ import numpy as np
 
 from circuits.errors import DimensionError
 from circuits.rng import as_rng
+from circuits.validation import check_int
 from networks.errors import InvalidNetworkError
 from networks.legendre import sphere_marginal_moment as _moment
 from networks.sigma import DenseLayer, SigmaNetwork
@@ -77,12 +78,7 @@ def _positive(value, *, name: str, what: str) -> float:
 
 
 def _int_at_least(value, *, name: str, minimum: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int ({what}), got {type(value).__name__}")
-    v = int(value)
-    if v < minimum:
-        raise DimensionError(f"{name} must be >= {minimum} ({what}), got {v}")
-    return v
+    return check_int(value, name=name, minimum=minimum, what=what)
 
 
 def _callable(f, *, name: str) -> Callable:

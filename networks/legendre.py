@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from circuits.errors import DimensionError
+from circuits.validation import check_int
 
 __all__ = [
     "legendre_polynomials", "legendre_polynomial", "harmonic_dimension", "log_harmonic_dimension",
@@ -50,12 +51,7 @@ def _check_dim(d, *, name="d", minimum=2) -> int:
 
 
 def _check_degree(n, *, name="n", minimum=0) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an int (a polynomial degree), got {type(n).__name__}")
-    n = int(n)
-    if n < minimum:
-        raise DimensionError(f"{name} must be >= {minimum}, got {n}; pass a non-negative degree")
-    return n
+    return check_int(n, name=name, minimum=minimum, what="a polynomial degree")
 
 
 def _as_points(t, *, name="t") -> np.ndarray:
