@@ -100,6 +100,23 @@ def _layer_tile(wflat, woff, tflat, toff, n_out, n_in, zin, zout, acc, n):
 
 
 @njit(cache=True, nogil=True)
+def _layers_tile(wflat, tflat, sizes, first, woff, toff, za, zb, acc, n):
+    """Layers ``first .. depth`` on a tile of n points whose layer ``first - 1`` outputs are in
+    ``za`` (``woff``/``toff``: offsets of layer ``first`` in the flat arrays); returns the output
+    row.  za and zb alternate as source and destination."""
+    src = za
+    dst = zb
+    for layer in range(first, sizes.shape[0]):
+        n_prev = sizes[layer - 1]
+        n_out = sizes[layer]
+        _layer_tile(wflat, woff, tflat, toff, n_out, n_prev, src, dst, acc, n)
+        woff += n_out * n_prev
+        toff += n_out
+        src, dst = dst, src
+    return src[0]
+
+
+@njit(cache=True, nogil=True)
 def _low_table(wflat, tflat, n_in, g1, L):
     """P[j, a] = sum_{i < L} W1[j, i] * bit_i(a) - t1[j] for every low-block value a (dtype D)."""
     T = 1 << L
@@ -183,16 +200,7 @@ def _cube_tile(wflat, tflat, sizes, P, L, cb, nz, acc, za, zb, o):
             zg[a] = 1 if acc[a] >= 0 else 0
     woff += g2 * g1
     toff += g2
-    src = za
-    dst = zb
-    for layer in range(3, depth + 1):
-        n_prev = sizes[layer - 1]
-        n_out = sizes[layer]
-        _layer_tile(wflat, woff, tflat, toff, n_out, n_prev, src, dst, acc, T)
-        woff += n_out * n_prev
-        toff += n_out
-        src, dst = dst, src
-    z = src[0]
+    z = _layers_tile(wflat, tflat, sizes, 3, woff, toff, za, zb, acc, T)
     for a in range(T):
         o[a] = z[a]
 
@@ -381,18 +389,7 @@ def _rows_block(wflat, tflat, sizes, bits, idx, out, p_lo, p_hi):
                 row = bits[a0 + a]
                 for i in range(n_in):
                     za[i, a] = row[i]
-        woff = 0
-        toff = 0
-        src = za
-        dst = zb
-        for layer in range(1, sizes.shape[0]):
-            n_prev = sizes[layer - 1]
-            n_out = sizes[layer]
-            _layer_tile(wflat, woff, tflat, toff, n_out, n_prev, src, dst, acc, n)
-            woff += n_out * n_prev
-            toff += n_out
-            src, dst = dst, src
-        z = src[0]
+        z = _layers_tile(wflat, tflat, sizes, 1, 0, 0, za, zb, acc, n)
         for a in range(n):
             out[a0 + a] = z[a]
 
