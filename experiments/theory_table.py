@@ -123,14 +123,15 @@ def e1(ctx):
     measured = f"n=1..{nmax}: count(n={nmax})={c.count_ones(c.ip_depth3(nmax))}, mismatches={len(bad)}"
     note = "quick: n <= 12 (THEORY: n <= 14)" if not ctx.full else \
         "truth table and ΣH (dense sign_matrix) for n <= 12, circuit count for all n"
-    return dict(measured=measured, ok=not bad, note=note,
-                expected_value=f"A006516({nmax}) = {a006516(nmax)}")
+    return {"measured": measured, "ok": not bad, "note": note,
+                "expected_value": f"A006516({nmax}) = {a006516(nmax)}"}
 
 
 @row("E2", "Hadamard, FWHT", "= scipy hadamard; FWHT² = 2^N·id; ‖Hv‖ = 2^{N/2}‖v‖; σ_i = 2^{n/2} "
                              "(rel 1e-12; ints exact)")
 def e2(ctx):
     import scipy.linalg
+
     import circuits as c
     rng = np.random.default_rng(ctx.seed)
     worst = 0.0
@@ -157,8 +158,8 @@ def e2(ctx):
         ok &= bool(np.allclose(c.walsh_hadamard(e), scipy.linalg.hadamard(1 << n)[:, 3 % (1 << n)]))
     worst = max(worst, sv_worst)
     note = "" if ctx.full else "quick: FWHT N <= 20 (THEORY: N <= 24)"
-    return dict(measured=f"max rel err {worst:.2e}; int32 exact={ok}", ok=ok and worst <= 1e-12,
-                note=note)
+    return {"measured": f"max rel err {worst:.2e}; int32 exact={ok}", "ok": ok and worst <= 1e-12,
+                "note": note}
 
 
 @row("E3", "Walsh spectra", "Ŵ_IP = 2^n(-1)^{<u,v>}; NL = 2^{2n-1} - 2^{n-1}; PARITY one coefficient; "
@@ -189,15 +190,15 @@ def e3(ctx):
     for N in range(1, Nmax + 1, 2):
         W = c.walsh_spectrum(c.Majority(N)).walsh.astype(np.int64)
         u = np.arange(1 << N)
-        wt = np.array([bin(int(t)).count("1") for t in u])
+        wt = np.array([int(t).bit_count() for t in u])
         single = np.abs(W[wt == 1]) / 2 ** N
         if np.any(W[wt % 2 == 0] != 0):
             fails.append(("MAJ even", N))
         worst = max(worst, float(np.abs(single - maj_singleton(N)).max()))
     ok = not fails and worst <= 1e-15
     note = "" if ctx.full else "quick: IP n <= 8, PARITY/MAJ N <= 14 (THEORY: n <= 10, N <= 15)"
-    return dict(measured=f"failures={fails}; MAJ singleton max diff {worst:.1e}; "
-                         f"NL(IP_{nmax}) = {ip_nonlinearity(nmax)}", ok=ok, note=note)
+    return {"measured": f"failures={fails}; MAJ singleton max diff {worst:.1e}; "
+                         f"NL(IP_{nmax}) = {ip_nonlinearity(nmax)}", "ok": ok, "note": note}
 
 
 @row("E4", "Lindsey, gate lemma", "|Σ_{XxY}H| <= √(|X||Y|2^n); |ΣHg| <= c_g 2^{3n/2}; "
@@ -236,15 +237,14 @@ def e4(ctx):
                 adv = max(adv, _ratio(abs(p1 - p0), c.advantage_bound(n, cg).value))
     worst = max(lind, gate, adv)
     note = "" if ctx.full else "quick: rectangles n <= 10, gates n <= 8, fewer draws (THEORY: n <= 12, n <= 10)"
-    return dict(measured=f"worst ratios: Lindsey {lind:.3f}, gate {gate:.3f}, adv {adv:.3f}",
-                ok=worst <= 1.0, note=note, worst_ratio=worst)
+    return {"measured": f"worst ratios: Lindsey {lind:.3f}, gate {gate:.3f}, adv {adv:.3f}",
+                "ok": worst <= 1.0, "note": note, "worst_ratio": worst}
 
 
 @row("E5", "code embedding", "d_C = 7, 8, 10, 12, 14 at n = 4..12; ‖x‖ = 1; δ*_0 = √(2d_C/m) attained "
                              "(exact / 1e-12)")
 def e5(ctx):
-    from embeddings import CodeEmbedding, HardInstance
-    from embeddings import certified_min_distance
+    from embeddings import CodeEmbedding, HardInstance, certified_min_distance
     codes = {n: CodeEmbedding(n, seed=0) for n in CODE_DISTANCE}
     dcs = {n: int(e.min_distance) for n, e in codes.items()}
     certified = all(int(certified_min_distance(e.generator)[0]) == dcs[n] for n, e in codes.items())
@@ -275,8 +275,8 @@ def e5(ctx):
         note += ("; d_C differs from THEORY's reference at " +
                  ", ".join(f"n = {n}: {a} (THEORY {b})" for n, (a, b) in differ.items()) +
                  " -- certified exhaustively, reference taken as a lower bound")
-    return dict(measured=f"d_C = {[dcs[n] for n in sorted(dcs)]}; max |‖x‖-1|, |δ*-√(2d_C/m)| = "
-                         f"{worst:.1e}", ok=ok and worst <= 1e-12, note=note)
+    return {"measured": f"d_C = {[dcs[n] for n in sorted(dcs)]}; max |‖x‖-1|, |δ*-√(2d_C/m)| = "
+                         f"{worst:.1e}", "ok": ok and worst <= 1e-12, "note": note}
 
 
 @row("E6", "depth-3 net", "output = IP on the support (0 if √(m/2) ∈ Z (n = 8), else 1e-9); "
@@ -312,8 +312,8 @@ def e6(ctx):
     n8 = dict(res).get(8)
     note = ("quick: n <= 8 exhaustive, 2·10^4 box points" if not ctx.full else "") + \
         "; R-cube on 5000 random points of ([0,1/4]u[3/4,1])^{2n}"
-    return dict(measured=f"max err support {max(e for _, e in res):.1e} (n=8: {n8}); boxes "
-                         f"{box_err:.1e}; R-cube {rc_err:.1e}", ok=bool(ok), note=note)
+    return {"measured": f"max err support {max(e for _, e in res):.1e} (n=8: {n8}); boxes "
+                         f"{box_err:.1e}; R-cube {rc_err:.1e}", "ok": bool(ok), "note": note}
 
 
 @row("E7", "f_d", "f_d = label on support (1e-12); |Δf_d| <= L‖Δx‖, L = 1/δ*")
@@ -328,9 +328,9 @@ def e7(ctx):
             worst_lab = max(worst_lab, float(np.abs(inst.target(s.points) - s.labels).max()))
             rep = inst.check_lipschitz(ctx.size(300, 2000), seed=ctx.seed)
             worst_ratio = max(worst_ratio, max(rep.max_ratio.values()))
-    return dict(measured=f"max |f_d - label| {worst_lab:.1e}; worst |Δf|/(L‖Δx‖) {worst_ratio:.6f}",
-                ok=worst_lab <= 1e-12 and worst_ratio <= 1 + 1e-12,
-                note="" if ctx.full else "quick: n <= 6", worst_ratio=worst_ratio)
+    return {"measured": f"max |f_d - label| {worst_lab:.1e}; worst |Δf|/(L‖Δx‖) {worst_ratio:.6f}",
+                "ok": worst_lab <= 1e-12 and worst_ratio <= 1 + 1e-12,
+                "note": "" if ctx.full else "quick: n <= 6", "worst_ratio": worst_ratio}
 
 
 def _ineq(run, name):
@@ -343,9 +343,9 @@ def _ineq(run, name):
 @row("E8", "depth-2 structure", "rank V <= 1 + Σ min(K_i^A, K_i^B); |E_μ[HN]| within §4.7 "
                                 "(SVD rtol 1e-9)")
 def e8(ctx):
-    from networks import SigmaNetwork
     from embeddings import HardInstance
-    from networks.reduction import quantise, numerical_rank, value_matrix
+    from networks import SigmaNetwork
+    from networks.reduction import numerical_rank, quantise, value_matrix
     worst = 0.0
     parts = []
     skipped = []
@@ -372,14 +372,18 @@ def e8(ctx):
     note += "; random nets: relu, sigmoid, tanh, η = 1e-3"
     if not ctx.full:
         note += " (THEORY: n <= 9)"
-    return dict(measured=f"worst lhs/rhs {worst:.3g}", ok=worst <= 1.0, note=note, worst_ratio=worst)
+    return {"measured": f"worst lhs/rhs {worst:.3g}", "ok": worst <= 1.0, "note": note, "worst_ratio": worst}
 
 
 @row("E9", "self-reduction", "(i) mean over all 4^n shifts = ρH (1e-12); (ii) sign(M_k) = H for k >= 64 "
                              "(n = 7); (iii) H·M_k >= ρ/2, 2^{n/2} <= rank M_k <= k(1 + wK)")
 def e9(ctx):
-    from networks.reduction import (exact_shift_average, ip_sign_matrix, self_reduce,
-                                    synthetic_approximator)
+    from networks.reduction import (
+        exact_shift_average,
+        ip_sign_matrix,
+        self_reduce,
+        synthetic_approximator,
+    )
     out = {}
     # (i) exact average over all shifts, synthetic approximators n <= 6
     err_i = 0.0
@@ -409,7 +413,7 @@ def e9(ctx):
             "only the signs at k >= 64 are compared")
     if not ctx.full:
         note += "; quick: (iii) n = 6, width 32 (THEORY: n <= 9)"
-    return dict(measured=measured, ok=all(out.values()), note=note, worst_ratio=worst)
+    return {"measured": measured, "ok": all(out.values()), "note": note, "worst_ratio": worst}
 
 
 @row("E10", "Forster", "numerical rank >= 2^{n/2} (SVD rel tol 1e-9) for sign pattern H: "
@@ -429,10 +433,10 @@ def e10(ctx):
         forster = max(forster, abs(c.forster_sign_rank_bound(H).value / 2 ** (n / 2) - 1))
     run = ctx.reduction_run(ctx.size(6, 8), ctx.size(32, 64), "relu")
     worst = max(worst, _ratio(2 ** (run["n"] / 2), run["_report"].certificate.bounds["rank_Mk"]))
-    return dict(measured=f"worst 2^(n/2)/rank {worst:.3g}; Forster bound of H vs 2^(n/2): "
-                         f"rel diff {forster:.1e}", ok=worst <= 1.0 and forster <= 1e-12,
-                note="n = 2..10; M_k from E9(iii)",
-                worst_ratio=worst)
+    return {"measured": f"worst 2^(n/2)/rank {worst:.3g}; Forster bound of H vs 2^(n/2): "
+                         f"rel diff {forster:.1e}", "ok": worst <= 1.0 and forster <= 1e-12,
+                "note": "n = 2..10; M_k from E9(iii)",
+                "worst_ratio": worst}
 
 
 @row("E11", "staircase", "#gates = w⌈2RLwB/γ'⌉; |N - N_stair| <= γ' on random ball + all support "
@@ -473,14 +477,15 @@ def e11(ctx):
     note = f"trained nets: {', '.join(acts)}; gate count compared for Lipschitz σ (uniform, global R)"
     if not ctx.full:
         note += "; quick: 2·10^3 + 2·10^4 ball points (THEORY: 10^6)"
-    return dict(measured=f"worst err/γ' {worst:.3f}; count formula {count_ok}; signs {sign_ok}",
-                ok=worst <= 1 and count_ok and sign_ok, note=note, worst_ratio=worst)
+    return {"measured": f"worst err/γ' {worst:.3f}; count formula {count_ok}; signs {sign_ok}",
+                "ok": worst <= 1 and count_ok and sign_ok, "note": note, "worst_ratio": worst}
 
 
 @row("E12", "Legendre", "vs scipy Gegenbauer/Chebyshev < 1e-12; ∫P_nP_m dμ_d = δ_{nm}/N_{d,n} (1e-10); "
                         "two N_{d,n} formulas agree")
 def e12(ctx):
     from scipy.special import eval_chebyt, eval_gegenbauer
+
     from networks import legendre as lg
     t = np.linspace(-1, 1, 201)
     nmax = 40
@@ -503,8 +508,8 @@ def e12(ctx):
     agree = all(lg.harmonic_dimension(d, n) == lg.harmonic_dimension(d, n, formula="ratio")
                 for d in range(2, 51) for n in range(1, 41))
     note = "orthogonality d <= " + str(ctx.size(8, 12))
-    return dict(measured=f"max diff {diff:.1e}; orthogonality {orth:.1e}; N_dn agree {agree}",
-                ok=diff < 1e-12 and orth <= 1e-10 and agree, note=note)
+    return {"measured": f"max diff {diff:.1e}; orthogonality {orth:.1e}; N_dn agree {agree}",
+                "ok": diff < 1e-12 and orth <= 1e-10 and agree, "note": note}
 
 
 @row("E13", "Daniely tail", "‖P_{d²}F‖² = 0.4953, 0.4999, 0.5000 (d = 3, 4, >= 5) ± 1e-3; "
@@ -521,9 +526,9 @@ def e13(ctx):
     nv = lg.daniely_nonvacuous_dimension()
     ok &= wb_err <= 5e-3 and nv == 19
     note = "width-bound log2 compared at 2 decimals; non-vacuous from d = 19 (pitfall 6)"
-    return dict(measured="‖P F‖² = " + ", ".join(f"{v:.4f}" for v in vals.values()) +
+    return {"measured": "‖P F‖² = " + ", ".join(f"{v:.4f}" for v in vals.values()) +
                          f"; width log2 max diff {wb_err:.3f}; non-vacuous d = {nv}",
-                ok=bool(ok), note=note)
+                "ok": bool(ok), "note": note}
 
 
 @row("E14", "Daniely depth 3", "sup error <= ε on sphere pairs; first width d·2⌈8Ld/ε⌉")
@@ -543,8 +548,8 @@ def e14(ctx):
         err = con.measured_error(np.concatenate([X, Y], axis=1))
         worst = max(worst, err / eps)
     note = "" if ctx.full else f"quick: (j, d, ε) = {cases}, 10^4 pairs (THEORY: j <= 5, d <= 20, 10^5)"
-    return dict(measured=f"worst err/ε {worst:.3g}; widths formula {widths_ok}",
-                ok=worst <= 1 and widths_ok, note=note, worst_ratio=worst)
+    return {"measured": f"worst err/ε {worst:.3g}; widths formula {widths_ok}",
+                "ok": worst <= 1 and widths_ok, "note": note, "worst_ratio": worst}
 
 
 @row("E15", "SES ‖x‖²", "error <= d/K² (attained at d = 2; bound + 1e-12)")
@@ -568,9 +573,9 @@ def e15(ctx):
             worst = max(worst, err / bound)
             if d == 2:
                 attained = min(attained or 1.0, con.measured_error(M) / bound)
-    return dict(measured=f"worst err/(d/K²) {worst:.4f}; d=2 grid midpoints {attained:.12f}·bound",
-                ok=worst <= 1 + 1e-9 and abs(attained - 1) <= 1e-9,
-                note="grid midpoints in the first two coordinates", worst_ratio=worst)
+    return {"measured": f"worst err/(d/K²) {worst:.4f}; d=2 grid midpoints {attained:.12f}·bound",
+                "ok": worst <= 1 + 1e-9 and abs(attained - 1) <= 1e-9,
+                "note": "grid midpoints in the first two coordinates", "worst_ratio": worst}
 
 
 @row("E16", "SES d = 3 ridge", "sup_{B_3} error = O(N^{-1/2}) or better (3σ)")
@@ -592,9 +597,9 @@ def e16(ctx):
     sigma = math.sqrt(float(res[0]) / dof / np.sum((x - x.mean()) ** 2)) if len(res) else 0.0
     note = (f"φ = cos 3r, profile ε = {eps} (error floor); Fibonacci directions N = {Ns}; "
             "THEORY: N = 10^2..10^4")
-    return dict(measured="errors " + ", ".join(f"{e:.2e}" for e in errs) +
+    return {"measured": "errors " + ", ".join(f"{e:.2e}" for e in errs) +
                          f"; log-log slope {slope:.2f} ± {sigma:.2f}",
-                ok=slope <= -0.5 + 3 * sigma, note=note)
+                "ok": slope <= -0.5 + 3 * sigma, "note": note}
 
 
 @row("E17", "SES T4 target", "sup_{B_d}‖∇f‖ = 2 (2.00000, tol 1e-6), d ∈ {2, 5, 10}")
@@ -604,18 +609,18 @@ def e17(ctx):
     mc = max(float(np.linalg.norm(cs.ses_theorem4_gradient(cs.random_ball(20_000, d, seed=1)),
                                   axis=1).max()) for d in (2, 5, 10))
     ok = all(abs(v - SES_T4_LIPSCHITZ) <= 1e-6 for v in vals.values()) and mc <= 2 + 1e-12
-    return dict(measured=", ".join(f"{v:.7f}" for v in vals.values()) + f"; random points max {mc:.4f}",
-                ok=ok)
+    return {"measured": ", ".join(f"{v:.7f}" for v in vals.values()) + f"; random points max {mc:.4f}",
+                "ok": ok}
 
 
 @row("E18", "threshold count", "A000609: 4, 14, 104, 1882 (N = 1..4; exact)")
 def e18(ctx):
     import circuits as c
-    Ns = range(0, 5)
+    Ns = range(5)
     got = [c.count_threshold_functions(N) for N in Ns]
     ok = got == [A000609[N] for N in Ns]
-    return dict(measured=", ".join(map(str, got)) + f" (N = 0..{max(Ns)})", ok=ok,
-                note="N = 4 took well under THEORY's ≈ 2 min (monotone enumeration)")
+    return {"measured": ", ".join(map(str, got)) + f" (N = 0..{max(Ns)})", "ok": ok,
+                "note": "N = 4 took well under THEORY's ≈ 2 min (monotone enumeration)"}
 
 
 @row("E19", "small circuits", "PARITY layered THR∘THR minima 2 (N = 2), 3 (N = 3); parity, IP depth 3, "
@@ -634,15 +639,15 @@ def e19(ctx):
         if c.count_disagreements(c.ip_depth2(n), "ip").count:
             bad.append(("ip2", n))
     note = "parity N <= 16, IP depth 3 n <= 10, IP depth 2 n <= 8 (THEORY's sizes)"
-    return dict(measured=f"minima {minima}; disagreements in {bad or 'none'}",
-                ok=minima == PARITY_MINIMA and not bad, note=note)
+    return {"measured": f"minima {minima}; disagreements in {bad or 'none'}",
+                "ok": minima == PARITY_MINIMA and not bad, "note": note}
 
 
 @row("E20", "empirical separation", "depth 3: MSE ≈ 0 at width ~n; depth-2 width ≈ 4^n; "
                                     "random features 8, 64, 256, 1024, 4096 (n = 2..6)")
 def e20(ctx):
     from experiments import separation as S
-    n_max = ctx.size(5, 8)
+    n_max = ctx.size(4, 8)
     argv = ["--n-min", "2", "--n-max", str(n_max), "--seed", str(ctx.seed), "--no-progress",
             "--no-plot", "--out", str(ctx.tmp / "separation")]
     args = S._parse(argv)
@@ -663,9 +668,9 @@ def e20(ctx):
         note += "; RF width differs from THEORY at " + ", ".join(
             f"n = {n}: {a} (THEORY {b})" for n, (a, b) in differ.items())
     if not ctx.full:
-        note += "; quick: n = 2..5, separation.py defaults otherwise (THEORY: n = 3..8)"
-    return dict(measured=f"RF widths {rf}; exact depth-3 MSE {ex:.1e}; trained smallest width "
-                         f"depth2 {d2}, depth3 {d3}", ok=ok, note=note)
+        note += "; quick: n = 2..4, separation.py defaults otherwise (THEORY: n = 3..8)"
+    return {"measured": f"RF widths {rf}; exact depth-3 MSE {ex:.1e}; trained smallest width "
+                         f"depth2 {d2}, depth3 {d3}", "ok": ok, "note": note}
 
 
 # ----------------------------------------------------------------------------------------- main
@@ -704,8 +709,8 @@ def run_rows(ids, ctx, *, progress: bool):
         try:
             r = fn(ctx)
             err = None
-        except Exception as exc:                     # a crashing row is a failing row
-            r = dict(measured=f"error: {type(exc).__name__}: {exc}", ok=False, note="")
+        except Exception as exc:  # noqa: BLE001 -- a crashing row is a failing row
+            r = {"measured": f"error: {type(exc).__name__}: {exc}", "ok": False, "note": ""}
             err = repr(exc)
         if progress:
             print(f"[{id_}] done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
