@@ -582,8 +582,8 @@ def e15(ctx):
 def e16(ctx):
     from networks import constructions as cs
     Ns = [16, 64, 256] if not ctx.full else [16, 64, 256, 1024]
-    eps = ctx.size(0.02, 0.005)
-    X = cs.random_ball(ctx.size(2000, 20_000), 3, seed=ctx.seed)
+    eps = ctx.size(0.02, 0.01)
+    X = cs.random_ball(ctx.size(2000, 5000), 3, seed=ctx.seed)
     errs = []
     for N in Ns:
         con = cs.radial_ridge_depth2(lambda r: np.cos(3 * r), lambda r: -3 * np.sin(3 * r),
