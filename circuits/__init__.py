@@ -11,8 +11,8 @@ from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
                                 Parity, ThresholdFunction, TruthTable, as_boolean_function,
                                 inner_product_mod2, majority, parity)
-from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
-                               evaluate_indices, truth_table, work_dtype)
+from circuits.simulate import (Disagreements, KernelPlan, count_disagreements, count_ones,
+                               evaluate, evaluate_indices, kernel_plan, truth_table, work_dtype)
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
 
 from circuits.graph import DagCircuit, DagGate, from_networkx, to_networkx
@@ -28,7 +28,7 @@ __all__ = [
     "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or", "ThresholdFunction",
     "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "parity", "majority",
     "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
-    "truth_table", "work_dtype",
+    "truth_table", "work_dtype", "KernelPlan", "kernel_plan",
     "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",
 ]
 

@@ -12,18 +12,19 @@ pool; with ``executor=`` (any ``concurrent.futures.Executor``) or ``client=`` (a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _kernels
+from circuits import _kernels, _kernels_bitsliced as _bits
 from circuits.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
 from circuits.threshold import ThresholdCircuit
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
-           "Disagreements", "work_dtype"]
+           "Disagreements", "work_dtype", "KernelPlan", "kernel_plan", "KERNELS"]
 
 class Disagreements(NamedTuple):
     """Result of :func:`count_disagreements`: exact count and the first counterexample.
@@ -156,8 +157,134 @@ def _rows(wflat, tflat, sizes, bits, idx, out):
         _kernels._rows_run(wflat, tflat, sizes, bits, idx, out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
+# ---------------------------------------------------------------------------------------------
+
+KERNELS = ("auto", "bitsliced", "lowhigh")
+_MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
+_SERIAL_BITS_WORK = 1 << 22  # bit-sliced jobs below this many plane operations run serially
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """Which exhaustive kernel :func:`count_disagreements`, :func:`count_ones` and
+    :func:`truth_table` use for a circuit, and why (see :func:`kernel_plan`).
+
+    Attributes
+    ----------
+    kernel : str
+        ``"bitsliced"`` (512 points per pass as bit planes, small weights) or ``"lowhigh"``
+        (integer partial sums over a low/high split of the bits, any weights).
+    reason : str
+        One sentence: the figures that decided.
+    mask_bytes : int
+        Size of the bit-sliced layer-1 mask table (0 if it was not computed).
+    plane_ops : int
+        Estimated bit-sliced plane operations per 512 points (0 if not applicable).
+    """
+
+    kernel: str
+    reason: str
+    mask_bytes: int = 0
+    plane_ops: int = 0
+
+
+def _plan_of(c: ThresholdCircuit, kernel: str = "auto"):
+    """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``."""
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if kernel == "lowhigh":
+        return (KernelPlan("lowhigh", "requested with kernel='lowhigh'"),
+                _circuit_kernel_args(c))
+    n_masks = _bits.mask_count(c)
+    mask_bytes = n_masks * _bits.NW * 8
+    why_not = None
+    if mask_bytes > _MAX_MASK_BYTES:
+        why_not = (f"the layer-1 mask table would take {mask_bytes} bytes > {_MAX_MASK_BYTES} "
+                   f"(low partial sums over {min(c.n_inputs, _bits.LB)} bits take too many "
+                   f"values: weights too large)")
+    else:
+        try:
+            groups, terms, gates, n_terms, kmax = _bits.upper_program(c)
+        except ValueError as exc:
+            why_not = f"{exc}: too large for bit-sliced sums"
+    if why_not is not None:
+        if kernel == "bitsliced":
+            raise InvalidCircuitError(f"kernel='bitsliced' does not apply: {why_not}; use "
+                                      f"kernel='auto' or 'lowhigh'")
+        return KernelPlan("lowhigh", why_not, mask_bytes), _circuit_kernel_args(c)
+    plane_ops = (2 * c.layers[0].n_gates + 3 * n_terms
+                 + int(sum(int(g[_bits.G_K]) * (int(g[_bits.G_Q1]) - int(g[_bits.G_Q0]) + 1)
+                           for g in groups)))
+    reason = (f"mask table {mask_bytes} bytes <= {_MAX_MASK_BYTES}, {n_terms} adder planes "
+              f"(sum |w| < 2^{kmax} in layers >= 2): about {plane_ops} plane operations per "
+              f"512 points")
+    if kernel == "bitsliced":
+        reason = "requested with kernel='bitsliced'; " + reason
+    return KernelPlan("bitsliced", reason, mask_bytes, plane_ops), _bits.build(c)
+
+
+def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
+    """Which exhaustive kernel a circuit runs on, and why.
+
+    The choice is automatic and exact either way (both kernels give identical counts, first
+    counterexamples and truth tables): the bit-sliced kernel applies when each layer-1 gate's
+    partial sum over the low 9 input bits takes few enough values that its threshold masks fit
+    in 8 MiB (together, over all layer-1 gates) and every gate of layers >= 2 has
+    sum |w| < 2^62; otherwise (large weights) the low/high integer kernel runs.
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        ``"auto"`` (the default) decides; the others force a kernel (``"bitsliced"`` raises
+        :class:`~circuits.errors.InvalidCircuitError` where it does not apply).
+
+    Returns
+    -------
+    KernelPlan
+        ``.kernel`` and ``.reason`` (plus the mask-table size and an operation estimate).
+
+    Examples
+    --------
+    >>> from circuits.constructions import ip_depth3
+    >>> kernel_plan(ip_depth3(4)).kernel
+    'bitsliced'
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> kernel_plan(ThresholdCircuit.single_gate([2**40] * 10, 1)).kernel
+    'lowhigh'
+    """
+    c = _as_circuit(circuit)
+    return _plan_of(c, kernel)[0]
+
+
+def _bits_run(plan, spec, start: int, stop: int, out):
+    """The bit-sliced kernel on [start, stop): serial for small jobs, else parallel."""
+    kind, params, table = spec
+    if stop <= start:
+        return 0, -1
+    params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
+    table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
+    lane_tab = _bits.lane_table(kind, int(params[0]) if params.size else 0)
+    geom = np.array([start, stop, kind], dtype=np.int64)
+    h_lo = start >> _bits.LB
+    h_hi = ((stop - 1) >> _bits.LB) + 1
+    work = (h_hi - h_lo) * (plan.sizes[1] * 2 + 4 * plan.n_terms + 8)
+    args = (plan.masks, plan.l1, plan.WhT, plan.groups, plan.terms, plan.gates, plan.sizes, geom,
+            params, table, lane_tab, out)
+    if work < _SERIAL_BITS_WORK:
+        count, first = _bits._bs_block(*args, h_lo, h_hi)
+        return int(count), int(first)
+    counts, first = _bits._bs_run(*args)
+    hits = first[first >= 0]
+    return int(counts.sum()), (int(hits.min()) if hits.size else -1)
+
+
 def _disagree_chunk(packed, spec, start: int, stop: int):
     """Count and first mismatch on [start, stop): one idempotent unit of work (picklable)."""
+    if isinstance(packed, _bits.Plan):
+        return _bits_run(packed, spec, start, stop, _NO_OUT)
     wflat, tflat, sizes, low = packed
     kind, params, table = spec
     geom = np.array([low, start, stop, kind], dtype=np.int64)
@@ -186,7 +313,7 @@ class _ChunkFn:
 
 
 def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bits=None,
-                        progress: bool = False) -> Disagreements:
+                        progress: bool = False, kernel: str = "auto") -> Disagreements:
     """Exact number of points of {0,1}^N where ``circuit`` differs from ``target``.
 
     Parameters
@@ -196,6 +323,8 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         Named targets and function objects are computed on the fly (no table is built).
     client, executor : optional
         A ``dask.distributed.Client`` or any ``concurrent.futures.Executor`` to spread chunks.
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
 
     Returns
     -------
@@ -211,14 +340,15 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     c = _as_circuit(circuit)
     n = check_n_bits(c.n_inputs, name="circuit.n_inputs")
     f = as_boolean_function(target, n)
-    fn = _ChunkFn(_circuit_kernel_args(c), f._spec())
+    fn = _ChunkFn(_plan_of(c, kernel)[1], f._spec())
     count, first = _run(fn, 1 << n, executor=executor, client=client, chunk_bits=chunk_bits,
                         progress=progress)
     cex = bits_of(first, n) if first >= 0 else None
     return Disagreements(int(count), cex, int(first), 1 << n)
 
 
-def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False) -> int:
+def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False,
+               kernel: str = "auto") -> int:
     """Exact number of points of {0,1}^N where the circuit outputs 1 (streams; O(1) memory).
 
     >>> from circuits.constructions import parity_depth2
@@ -228,11 +358,11 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
     c = _as_circuit(circuit)
     from circuits.functions import Constant
     res = count_disagreements(c, Constant(c.n_inputs, 0), client=client, executor=executor,
-                              chunk_bits=chunk_bits, progress=progress)
+                              chunk_bits=chunk_bits, progress=progress, kernel=kernel)
     return res.count
 
 
-def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
+def truth_table(circuit, *, allow_large: bool = False, kernel: str = "auto") -> np.ndarray:
     """The circuit's outputs on every point of {0,1}^N as uint8, in cube order.
 
     >>> from circuits.threshold import ThresholdCircuit
@@ -241,8 +371,12 @@ def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
     """
     c = _as_circuit(circuit)
     n = check_exhaustive(c.n_inputs, allow_large=allow_large, what="truth_table()")
-    wflat, tflat, sizes, low = _circuit_kernel_args(c)
+    packed = _plan_of(c, kernel)[1]
     out = np.empty(1 << n, dtype=np.uint8)
+    if isinstance(packed, _bits.Plan):
+        _bits_run(packed, (-1, _NO_PARAMS, _NO_TABLE), 0, 1 << n, out)
+        return out
+    wflat, tflat, sizes, low = packed
     geom = np.array([low, 0, 1 << n, -1], dtype=np.int64)
     _cube(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, out)
     return out
