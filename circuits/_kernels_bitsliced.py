@@ -58,8 +58,9 @@ from numba import njit, prange
 
 from circuits._kernels import KIND_CONST, KIND_IP, KIND_PARITY, _popcount, _target_bit
 
-LB = 9              # lane bits: 512 points per plane
-NW = 8              # 64-bit words per plane (2^LB / 64); a compile-time constant for the SIMD loops
+LB = 11             # lane bits: 2048 points per plane
+NW = 32             # 64-bit words per plane (2^LB / 64); a compile-time constant: the plane loops
+                    # have 32 iterations, enough for LLVM's loop vectoriser (SIMD, AVX-512 here)
 LANES = 1 << LB
 ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 MAX_K = 62          # bit-sliced sums must stay below 2^62 (the builder refuses larger)
@@ -74,121 +75,203 @@ def _ctz(x):
     return _popcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _parity_word(z):
+    """The word whose bit a (a < 64) is parity(a & z): lane planes of IP and PARITY."""
+    w = np.uint64(0)
+    for a in range(64):
+        if _popcount(a & z) & 1:
+            w |= np.uint64(1) << np.uint64(a)
+    return w
+
+
 @njit(cache=True, nogil=True)
 def _layer1_masks(W1, lo, mlen, moff, L1, total):
-    """The mask table of layer 1: plane moff[j] // NW + i is {a : s_j(a) >= lo_j + i}.
+    """The mask table of layer 1: the NW words at moff[j] + i * NW are {a : s_j(a) >= lo_j + i}.
 
-    Lane a is set in the masks i = 0 .. s_j(a) - lo_j of gate j (cost sum_j sum_a (s_j(a) - lo_j)).
+    First the plane {a : s_j(a) = lo_j + i} gets lane a set for i = s_j(a) - lo_j, then a suffix
+    OR from the top index down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).
     """
     masks = np.zeros(total, dtype=np.uint64)
     g1 = W1.shape[0]
+    s = np.empty(LANES, dtype=np.int64)
     for j in range(g1):
+        s[0] = 0
+        top = 0
+        for a in range(1, LANES):          # s[a] = s[a - 2^top] + w_top: one add per lane
+            if a >= (2 << top):
+                top += 1
+            s[a] = s[a - (1 << top)] + (W1[j, top] if top < L1 else 0)
+        base = moff[j]
         for a in range(LANES):
-            s = np.int64(0)
-            for i in range(L1):
-                if (a >> i) & 1:
-                    s += W1[j, i]
-            top = s - lo[j]
-            word = a >> 6
-            bit = np.uint64(1) << np.uint64(a & 63)
-            base = moff[j] + word
-            for i in range(top + 1):
-                masks[base + i * NW] |= bit
+            masks[base + (s[a] - lo[j]) * NW + (a >> 6)] |= np.uint64(1) << np.uint64(a & 63)
+        for i in range(mlen[j] - 2, -1, -1):
+            o = base + i * NW
+            for q in range(NW):
+                masks[o + q] |= masks[o + NW + q]
     return masks
 
 
-@njit(cache=True, nogil=True)
-def _lane_planes(kind, n):
-    """Target planes that depend only on the lane: IP (row y_low) or PARITY (one row)."""
-    if kind == KIND_IP:
-        tab = np.zeros((LANES, NW), dtype=np.uint64)
-        for y in range(LANES):
-            for a in range(LANES):
-                if _popcount(a & y) & 1:
-                    tab[y, a >> 6] |= np.uint64(1) << np.uint64(a & 63)
-        return tab
-    tab = np.zeros((1, NW), dtype=np.uint64)
-    if kind == KIND_PARITY:
-        for a in range(LANES):
-            if _popcount(a) & 1:
-                tab[0, a >> 6] |= np.uint64(1) << np.uint64(a & 63)
-    return tab
+@njit(cache=True, nogil=True, inline="always")
+def _copy(dst, od, src, os, flip):
+    """dst plane at od = src plane at os xor flip (flip: 0 or all ones)."""
+    od = np.uint64(od)      # unsigned indices: no negative-index wraparound, so the loop vectorises
+    os = np.uint64(os)
+    for q in range(NW):
+        u = np.uint64(q)
+        dst[od + u] = src[os + u] ^ flip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _half(buf, oa, oc, src, o1, f1):
+    """Half adder: (A, carry) <- (A xor x, A and x), x = src plane at o1 xor f1."""
+    oa = np.uint64(oa)
+    oc = np.uint64(oc)
+    o1 = np.uint64(o1)
+    for q in range(NW):
+        u = np.uint64(q)
+        a = buf[oa + u]
+        x = src[o1 + u] ^ f1
+        buf[oa + u] = a ^ x
+        buf[oc + u] = a & x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _full(buf, oa, oc, src, o1, f1, o2, f2):
+    """Full adder: (A, carry) <- (A xor x xor y, majority(A, x, y)) with x, y planes of src."""
+    oa = np.uint64(oa)
+    oc = np.uint64(oc)
+    o1 = np.uint64(o1)
+    o2 = np.uint64(o2)
+    for q in range(NW):
+        v = np.uint64(q)
+        a = buf[oa + v]
+        x = src[o1 + v] ^ f1
+        y = src[o2 + v] ^ f2
+        u = a ^ x
+        buf[oa + v] = u ^ y
+        buf[oc + v] = (a & x) | (u & y)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flip(terms, t):
+    return ONES if terms[t, 1] else np.uint64(0)
 
 
 @njit(cache=True, nogil=True)
-def _upper_layers(groups, terms, gates, sizes, za, zb, cur, nxt, S):
-    """Layers 2 .. depth on the planes of layer 1 in ``za``; returns the array holding the output
-    plane in row 0 (``za`` or ``zb``).  See the module docstring, point 2."""
-    src = za
-    dst = zb
-    layer = 2
+def _upper_layers(groups, terms, gates, masks, moffs, buf, lay):
+    """Layers 2 .. depth (module docstring, point 2); returns the word offset in ``buf`` of the
+    output plane.
+
+    ``buf`` is one flat scratch array; ``lay = [A, S, carries, cap, planes, half]`` gives the
+    word offsets of the column accumulator A, the K bit planes S of a sum, two carry lists of
+    ``cap`` words each, and two areas of ``half`` words for the gate planes of alternate layers.
+    Layer-2 inputs are the layer-1 masks at word offsets ``moffs`` in ``masks``; the planes of
+    layer l >= 3 come from the area the previous layer wrote.  Inputs of a column are consumed
+    two at a time by a full adder into A (one carry into the next column's list), a single one
+    by a half adder; the first one is copied into A.
+    """
+    oA = lay[0]
+    oS = lay[1]
+    oC = lay[2]
+    cap = lay[3]
+    oZ = lay[4]
+    half = lay[5]
+    dst = oZ
     for g in range(groups.shape[0]):
-        if groups[g, G_LAYER] != layer:
-            src, dst = dst, src
-            layer = groups[g, G_LAYER]
+        layer = groups[g, G_LAYER]
+        dst = oZ + (layer & 1) * half
+        src = oZ + half - (dst - oZ)
         t = groups[g, G_T0]
         t1 = groups[g, G_T1]
         K = groups[g, G_K]
-        m = 0
+        cur = oC
+        cur_end = oC
         for b in range(K):
-            while t < t1 and terms[t, 2] == b:
-                i = terms[t, 0]
-                flip = ONES if terms[t, 1] else np.uint64(0)
-                for q in range(NW):
-                    cur[m, q] = src[i, q] ^ flip
-                m += 1
+            nxt0 = oC + cap - (cur - oC)
+            nxt = nxt0
+            have = False
+            # the column's terms
+            if t < t1 and terms[t, 2] == b:
+                if layer == 2:
+                    _copy(buf, oA, masks, moffs[terms[t, 0]], _flip(terms, t))
+                else:
+                    _copy(buf, oA, buf, src + terms[t, 0] * NW, _flip(terms, t))
+                have = True
                 t += 1
-            mn = 0
-            while m >= 3:
-                for q in range(NW):
-                    x = cur[m - 3, q]
-                    y = cur[m - 2, q]
-                    z = cur[m - 1, q]
-                    u = x ^ y
-                    cur[m - 3, q] = u ^ z
-                    nxt[mn, q] = (x & y) | (u & z)
-                m -= 2
-                mn += 1
-            if m == 2:
-                for q in range(NW):
-                    x = cur[0, q]
-                    y = cur[1, q]
-                    cur[0, q] = x ^ y
-                    nxt[mn, q] = x & y
-                m = 1
-                mn += 1
-            if m == 1:
-                for q in range(NW):
-                    S[b, q] = cur[0, q]
+            while t + 1 < t1 and terms[t + 1, 2] == b:
+                if layer == 2:
+                    _full(buf, oA, nxt, masks, moffs[terms[t, 0]], _flip(terms, t),
+                          moffs[terms[t + 1, 0]], _flip(terms, t + 1))
+                else:
+                    _full(buf, oA, nxt, buf, src + terms[t, 0] * NW, _flip(terms, t),
+                          src + terms[t + 1, 0] * NW, _flip(terms, t + 1))
+                nxt += NW
+                t += 2
+            if t < t1 and terms[t, 2] == b:
+                if layer == 2:
+                    _half(buf, oA, nxt, masks, moffs[terms[t, 0]], _flip(terms, t))
+                else:
+                    _half(buf, oA, nxt, buf, src + terms[t, 0] * NW, _flip(terms, t))
+                nxt += NW
+                t += 1
+            # the carries of the column below
+            r = cur
+            if not have and r < cur_end:
+                _copy(buf, oA, buf, r, np.uint64(0))
+                have = True
+                r += NW
+            while r + NW < cur_end:
+                _full(buf, oA, nxt, buf, r, np.uint64(0), r + NW, np.uint64(0))
+                nxt += NW
+                r += 2 * NW
+            if r < cur_end:
+                _half(buf, oA, nxt, buf, r, np.uint64(0))
+                nxt += NW
+            if have:
+                _copy(buf, oS + b * NW, buf, oA, np.uint64(0))
             else:
                 for q in range(NW):
-                    S[b, q] = 0
-            cur, nxt = nxt, cur
-            m = mn
+                    buf[np.uint64(oS + b * NW + q)] = 0
+            cur = nxt0
+            cur_end = nxt
         for e in range(groups[g, G_Q0], groups[g, G_Q1]):
-            gate = gates[e, 0]
             tp = gates[e, 1]
+            o = np.uint64(dst + gates[e, 0] * NW)
             if tp < 0:
                 for q in range(NW):
-                    dst[gate, q] = 0
+                    buf[o + np.uint64(q)] = 0
                 continue
             for q in range(NW):
-                dst[gate, q] = ONES
+                buf[o + np.uint64(q)] = ONES
             for b in range(K):
+                ob = np.uint64(oS + b * NW)
                 if (tp >> b) & 1:
                     for q in range(NW):
-                        dst[gate, q] &= S[b, q]
+                        v = np.uint64(q)
+                        buf[o + v] &= buf[ob + v]
                 else:
                     for q in range(NW):
-                        dst[gate, q] |= S[b, q]
-    if groups.shape[0] == 0:
-        return za
+                        v = np.uint64(q)
+                        buf[o + v] |= buf[ob + v]
     return dst
 
 
 @njit(cache=True, nogil=True)
-def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, lane_tab, out,
-              h_lo, h_hi):
+def _range_word(w, q, lo, hi):
+    """Word q of a plane restricted to the lanes in [lo, hi)."""
+    q_lo = q * 64
+    if hi <= q_lo or lo >= q_lo + 64:
+        return np.uint64(0)
+    if lo > q_lo:
+        w &= ONES << np.uint64(lo - q_lo)
+    if hi < q_lo + 64:
+        w &= ONES >> np.uint64(q_lo + 64 - hi)
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out, h_lo, h_hi):
     """High-block values h_lo <= h < h_hi of :func:`_bs_run`; returns (count, first) of the block.
 
     ``l1[j] = [moff_j, mlen_j, t_j - lo_j]``: gate j's masks start at word moff_j, there are
@@ -200,28 +283,37 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
     g1 = sizes[1]
     H = WhT.shape[0]
     width = 1
-    for i in range(1, sizes.shape[0]):
+    for i in range(2, sizes.shape[0]):
         width = max(width, sizes[i])
     cap = 4
     kmax = 1
     for g in range(groups.shape[0]):
         cap = max(cap, groups[g, G_T1] - groups[g, G_T0] + groups[g, G_K] + 4)
         kmax = max(kmax, groups[g, G_K])
-    za = np.empty((width, NW), dtype=np.uint64)
-    zb = np.empty((width, NW), dtype=np.uint64)
-    cur = np.empty((cap, NW), dtype=np.uint64)
-    nxt = np.empty((cap, NW), dtype=np.uint64)
-    S = np.empty((kmax, NW), dtype=np.uint64)
-    tv = np.empty(NW, dtype=np.uint64)
+    lay = np.empty(6, dtype=np.int64)
+    lay[0] = 0                                  # A
+    lay[1] = NW                                 # S
+    lay[2] = lay[1] + kmax * NW                 # carries
+    lay[3] = cap * NW
+    lay[4] = lay[2] + 2 * cap * NW              # gate planes of layers >= 2
+    lay[5] = width * NW
+    buf = np.zeros(lay[4] + 2 * lay[5], dtype=np.uint64)
+    tv = np.zeros(NW, dtype=np.uint64)
+    mbase = np.empty(g1, dtype=np.int64)
+    mtop = np.empty(g1, dtype=np.int64)
     idx = np.empty(g1, dtype=np.int64)
+    moffs = np.empty(g1, dtype=np.int64)
     for j in range(g1):
+        mbase[j] = l1[j, 0]
+        mtop[j] = l1[j, 1] - 1
         idx[j] = l1[j, 2]
     for i in range(H):
         if (h_lo >> i) & 1:
             for j in range(g1):
                 idx[j] -= WhT[i, j]
-    ip_fast = kind == KIND_IP and lane_tab.shape[0] == LANES
     n_ip = params[0]
+    ip_fast = kind == KIND_IP and n_ip >= LB
+    ip_sh = n_ip - LB
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
@@ -236,74 +328,71 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
                         for j in range(g1):
                             idx[j] += WhT[i, j]
         for j in range(g1):
-            e = idx[j]
-            top = l1[j, 1] - 1
-            if e < 0:
-                e = 0
-            elif e > top:
-                e = top
-            off = l1[j, 0] + e * NW
-            for q in range(NW):
-                za[j, q] = masks[off + q]
-        o = _upper_layers(groups, terms, gates, sizes, za, zb, cur, nxt, S)
+            moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
+        if groups.shape[0] == 0:
+            _copy(buf, 0, masks, moffs[0], np.uint64(0))
+            oo = 0
+        else:
+            oo = _upper_layers(groups, terms, gates, masks, moffs, buf, lay)
         base = h << LB
         lo = max(start - base, 0)
         hi = min(stop - base, LANES)
         if kind < 0:
             off = base - start
             for a in range(lo, hi):
-                out[off + a] = np.uint8((o[0, a >> 6] >> np.uint64(a & 63)) & np.uint64(1))
+                out[off + a] = np.uint8((buf[oo + (a >> 6)] >> np.uint64(a & 63)) & np.uint64(1))
             continue
         if kind == KIND_CONST:
             fill = ONES if params[0] != 0 else np.uint64(0)
             for q in range(NW):
                 tv[q] = fill
         elif ip_fast:
-            sh = n_ip - LB
-            y_low = (h >> sh) & (LANES - 1)
-            hb = _popcount((h & ((np.int64(1) << sh) - 1)) & (h >> n_ip)) & 1
-            fill = ONES if hb else np.uint64(0)
+            # lane a = (word q, bit r): parity(a & y_low) = parity(r & y_low) ^ parity(q & (y_low >> 6))
+            y_low = (h >> ip_sh) & (LANES - 1)
+            wlo = _parity_word(y_low & 63)
+            hb = _popcount((h & ((np.int64(1) << ip_sh) - 1)) & (h >> n_ip)) & 1
             for q in range(NW):
-                tv[q] = lane_tab[y_low, q] ^ fill
+                tv[q] = wlo ^ (ONES if (_popcount(q & (y_low >> 6)) + hb) & 1 else np.uint64(0))
         elif kind == KIND_PARITY:
-            fill = ONES if _popcount(h) & 1 else np.uint64(0)
+            wlo = _parity_word(63)
+            hb = _popcount(h) & 1
             for q in range(NW):
-                tv[q] = lane_tab[0, q] ^ fill
+                tv[q] = wlo ^ (ONES if (_popcount(q) + hb) & 1 else np.uint64(0))
         else:
             for q in range(NW):
                 tv[q] = 0
             for a in range(lo, hi):
                 if _target_bit(base + a, kind, params, table):
                     tv[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+        full = lo == 0 and hi == LANES
         d = np.int64(0)
         for q in range(NW):
-            w = o[0, q] ^ tv[q]
-            q_lo = q * 64
-            if lo > q_lo or hi < q_lo + 64:     # a boundary word: keep lanes in [lo, hi) only
-                if hi <= q_lo or lo >= q_lo + 64:
-                    w = np.uint64(0)
-                else:
-                    if lo > q_lo:
-                        w &= ONES << np.uint64(lo - q_lo)
-                    if hi < q_lo + 64:
-                        w &= ONES >> np.uint64(q_lo + 64 - hi)
-            if w != 0:
-                d += _popcount(w)
-                if f < 0:
-                    f = base + q_lo + _ctz(w)
-        c += d
+            w = buf[oo + q] ^ tv[q]
+            if not full:
+                w = _range_word(w, q, lo, hi)
+            d += _popcount(w)
+        if d > 0:
+            c += d
+            if f < 0:
+                for q in range(NW):
+                    w = buf[oo + q] ^ tv[q]
+                    if not full:
+                        w = _range_word(w, q, lo, hi)
+                    if w != 0:
+                        f = base + q * 64 + _ctz(w)
+                        break
     return c, f
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, lane_tab, out):
-    """Circuit over the cube indices [start, stop) = geom[0:2], 512 points per high value h.
+def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out):
+    """Circuit over the cube indices [start, stop) = geom[0:2], 2^LB points per high value h.
 
     ``geom[2]`` is the target kind (< 0: truth-table mode, outputs written to ``out[k - start]``).
     Blocks are contiguous runs of h; iteration b of the ``prange`` writes only slot b and its
     own range of ``out``, so the result does not depend on scheduling.  Returns per-block
-    ``(counts, first)``.  Memory: the mask table and per-block planes; nothing grows with 2^N
-    besides ``out``.
+    ``(counts, first)``.  Memory: the mask table and per-block scratch planes; nothing grows
+    with 2^N besides ``out``.
     """
     start = geom[0]
     stop = geom[1]
@@ -315,8 +404,8 @@ def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, la
     counts = np.zeros(nb, dtype=np.int64)
     first = np.full(nb, -1, dtype=np.int64)
     for b in prange(nb):
-        cf = _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, lane_tab,
-                       out, h0 + b * nh // nb, h0 + (b + 1) * nh // nb)
+        cf = _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out,
+                       h0 + b * nh // nb, h0 + (b + 1) * nh // nb)
         counts[b] = cf[0]
         first[b] = cf[1]
     return counts, first
@@ -445,17 +534,3 @@ def build(circuit):
     plan.n_terms = n_terms
     plan.kmax = kmax
     return plan
-
-
-_LANE_TABLES = {}
-
-
-def lane_table(kind, n_ip):
-    """Read-only lane planes of a target kind (cached): IP rows when n >= LB, else parity/none."""
-    key = KIND_IP if (kind == KIND_IP and n_ip >= LB) else (KIND_PARITY if kind == KIND_PARITY
-                                                             else -1)
-    tab = _LANE_TABLES.get(key)
-    if tab is None:
-        tab = _readonly(_lane_planes(key, 0))
-        _LANE_TABLES[key] = tab
-    return tab

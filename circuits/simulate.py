@@ -266,13 +266,12 @@ def _bits_run(plan, spec, start: int, stop: int, out):
         return 0, -1
     params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
     table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
-    lane_tab = _bits.lane_table(kind, int(params[0]) if params.size else 0)
     geom = np.array([start, stop, kind], dtype=np.int64)
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
     work = (h_hi - h_lo) * (plan.sizes[1] * 2 + 4 * plan.n_terms + 8)
     args = (plan.masks, plan.l1, plan.WhT, plan.groups, plan.terms, plan.gates, plan.sizes, geom,
-            params, table, lane_tab, out)
+            params, table, out)
     if work < _SERIAL_BITS_WORK:
         count, first = _bits._bs_block(*args, h_lo, h_hi)
         return int(count), int(first)
