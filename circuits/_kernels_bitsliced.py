@@ -1,56 +1,73 @@
 """Private bit-sliced numba kernels for layered threshold circuits with small weights.
 
 Wrappers in ``circuits.simulate`` validate and choose the kernel (``simulate.kernel_plan``);
-the plan builder :func:`build` turns a circuit into flat integer arrays and the kernels only loop.
-Never ``fastmath``: every decision is exact integer or bitwise arithmetic.
+:func:`build` turns a circuit into flat integer arrays (all exactness bookkeeping in Python
+ints) and the kernels only loop.  Never ``fastmath``: every decision is exact integer or
+bitwise arithmetic.
 
 Layout
 ------
-A point is k = (h << LB) + a with a in [0, 2^LB) the *lane* (LB = 9: 512 lanes, NW = 8 words of
-64 bits) and h the *high-block value*.  A *plane* is NW uint64 words holding one bit per lane
-(lane a is bit a % 64 of word a // 64).  For each h the kernel turns the circuit into planes:
-the output plane holds the circuit's value at the 512 points (h << LB) + a.
+A point is k = (h << LB) + a with a in [0, 2^LB) the *lane* (LB = 12: 4096 lanes) and h the
+*high-block value*.  A *plane* is NW = 2^LB / 64 uint64 words holding one bit per lane (lane a
+is bit a % 64 of word a // 64).  For each h the kernel computes the circuit's output plane, the
+circuit's value at the 4096 points (h << LB) + a, and compares it with the target's plane.
 
 Exactness (the argument the kernels rely on)
 --------------------------------------------
+0. **Normalised gates.**  A threshold t above the largest reachable sum P = sum of the positive
+   weights never fires, one at or below the smallest M = sum of the negative weights always
+   fires, so the builder replaces t by min(max(t, M), P + 1): the same gate, and every number
+   below has magnitude <= sum |w| + 1.  The *complement* of a gate [w . z >= t] is the gate
+   [(-w) . z >= 1 - t] (integers: w . z < t iff -w . z >= 1 - t); it is used wherever a
+   layer-2 gate reads a layer-1 gate with a negative weight, so adders never negate planes.
 1. **Layer 1 by masks.**  Let L1 = min(N, LB) and, for gate j with weights w_j and threshold
    t_j, s_j(a) = sum_{i < L1} w_ji bit_i(a) (the low partial sum) and H_j(h) = sum_{i >= L1}
-   w_ji bit_i(k) (the high partial sum; bit i of k for i >= L1 is bit i - LB of h when N > LB,
-   and H_j = 0, h = 0 when N <= LB).  Then w_j . z(k) = s_j(a) + H_j(h) exactly, so gate j fires
-   at k iff s_j(a) >= c with c = t_j - H_j(h).  s_j(a) lies in [lo_j, hi_j] (lo_j = sum of the
-   negative low weights, hi_j = sum of the positive ones).  The builder stores, for every
+   w_ji bit_i(k) (the high partial sum; bit i of k for i >= LB is bit i - LB of h; when
+   N <= LB there is one h = 0 and H_j = 0).  Then w_j . z(k) = s_j(a) + H_j(h) exactly, so gate j
+   fires at k iff s_j(a) >= c with c = t_j - H_j(h).  s_j(a) lies in [lo_j, hi_j] (lo_j = sum of
+   the negative low weights, hi_j = sum of the positive ones).  The builder stores, for every
    integer c' = lo_j + i, i = 0 .. hi_j - lo_j + 1, the plane M_j[i] = {a : s_j(a) >= c'}; M_j[0]
-   is all lanes and M_j[hi_j - lo_j + 1] is empty.  For any integer c the set {a : s_j(a) >= c}
-   equals M_j[clamp(c - lo_j, 0, hi_j - lo_j + 1)]: below lo_j every lane fires, above hi_j none
-   does, in between it is the stored mask.  So the plane of gate j is one table look-up.  The
-   kernel keeps idx_j = (t_j - lo_j) - H_j(h) in int64 and updates it as h advances (only the
-   bits of h ^ (h - 1) change); |t_j| + |lo_j| + |H_j| <= the gate's preactivation bound B
-   <= 2^63 - 1 (enforced when the circuit is built), so no int64 step overflows.
-2. **Layers >= 2 by bit-sliced adders.**  For a gate with weights v (on the previous layer's
-   0/1 outputs z) and threshold T, put neg = sum_{v_i < 0} |v_i|, tot = sum |v_i| and
-   z'_i = z_i if v_i > 0 else 1 - z_i.  Then S' = sum_i |v_i| z'_i = v . z + neg, so the gate
-   fires iff S' >= T' := T + neg, and 0 <= S' <= tot < 2^K with K = max(1, bitlen(tot)).
-   If T' <= 0 the gate is constant 1 (encoded T' = 0), if T' >= 2^K it is constant 0 (encoded
-   -1); both are decided in Python ints by the builder.  S' is computed per lane in binary:
-   write each |v_i| in binary, so S' = sum_b 2^b (number of planes z'_i with bit b of |v_i|
-   set).  Column b (from 0 up) holds those planes plus the carries of column b - 1; a full
-   adder maps three planes of weight 2^b to one of weight 2^b (their XOR) and one of weight
-   2^(b+1) (their majority), a half adder two planes to their XOR and AND; each preserves the
-   per-lane weighted sum.  When one plane is left it is bit b of S' (none left: bit b is 0).
-   Carries out of column K - 1 are zero because S' < 2^K.  Finally S' >= T' is decided
-   bitwise from the least significant bit up: r_{-1} = 1, r_b = S'_b | r_{b-1} if bit b of
-   T' is 0 and S'_b & r_{b-1} if it is 1, so r_b = [S' mod 2^(b+1) >= T' mod 2^(b+1)] and
-   r_{K-1} = [S' >= T'] (a tie gives 1, as the gate rule requires).  Gates of one layer with
-   identical weight rows share S' (they differ only in T').  The scalars (T', bits of |v_i|)
-   are Python ints turned into int64 only after they are known to be < 2^K <= 2^62.
-3. **Targets** are planes too: constant, PARITY (parity(a) xor parity(h)) and IP_n with n >= LB
-   (x = low n bits, y = high n bits: x's low LB bits are the lane a, so
-   IP = parity(a & y_low) xor parity(x_high & y_high) with y_low = (h >> (n - LB)) & (2^LB - 1),
-   x_high = h & (2^(n-LB) - 1), y_high = h >> n, and parity(a & y_low) is a precomputed plane
-   per y_low); any other target is evaluated lane by lane with ``_kernels._target_bit``.
-   Disagreements are popcounts of (output xor target) restricted to the lanes in [start, stop);
-   the first one is the lowest set bit of the first nonzero word of the first such h, the
-   smallest index because h and then the lane increase with k.
+   is all lanes and M_j[hi_j - lo_j + 1] is empty.  For any integer c, {a : s_j(a) >= c} equals
+   M_j[clamp(c - lo_j, 0, hi_j - lo_j + 1)]: below lo_j every lane fires, above hi_j none does,
+   in between it is the stored mask.  So the plane of gate j is one table look-up.  The kernel
+   keeps idx_j = (t_j - lo_j) - H_j(h) in int64 and updates it as h advances (only the bits of
+   h ^ (h - 1) change); every intermediate value has magnitude <= |t_j| + sum |w_j| <=
+   2 sum |w_j| + 1, and the builder refuses the kernel unless that is < 2^62.
+2. **Layers >= 2 by bit-sliced adders.**  For a gate with weights v on the previous layer's
+   0/1 outputs z and threshold T, put neg = sum_{v_i < 0} |v_i|, tot = sum |v_i| and
+   z'_i = z_i if v_i > 0 else 1 - z_i (a complement plane, item 0 or a NOT op).  Then
+   S' = sum_i |v_i| z'_i = v . z + neg, so the gate fires iff S' >= T' := T + neg, and
+   0 <= S' <= tot < 2^K with K = max(1, bitlen(tot)).  If T' <= 0 the gate is constant 1 (T'
+   encoded as 0), if T' >= 2^K it is constant 0 (encoded -1); both are decided in Python ints.
+   S' is computed per lane in binary: write each |v_i| in binary, so S' = sum_b 2^b (number of
+   planes z'_i with bit b of |v_i| set).  Column b (from 0 up) holds those planes plus the
+   carries sent to it by columns b - 1 and b - 2.  A 7:3 compressor maps its accumulator A and
+   six planes x_1..x_6 of weight 2^b to (s, c1, c2) with A + sum x = s + 2 c1 + 4 c2 in every
+   lane: three full adders (XOR = sum bit, majority = carry bit) give A + sum x = s + 2 (k1 +
+   k2 + k3), and a fourth gives k1 + k2 + k3 = c1 + 2 c2.  s is the column's new accumulator,
+   c1 goes to column b + 1, c2 to column b + 2; missing inputs are an all-zero plane.  When
+   column b has consumed all its planes its accumulator is bit b of S' (no planes: 0), since
+   each step preserves the weighted sum and higher columns only receive weight >= 2^(b+1).
+   Carries into columns >= K are zero because S' < 2^K, so they are dropped.  Finally S' >= T'
+   is decided bitwise from the least significant bit up: r_{-1} = 1, r_b = S'_b | r_{b-1} if
+   bit b of T' is 0 and S'_b & r_{b-1} if it is 1, so r_b = [S' mod 2^(b+1) >= T' mod 2^(b+1)]
+   and r_{K-1} = [S' >= T'] (a tie gives 1, as the gate rule requires).  Gates of one layer
+   with identical weight rows share S'.  The builder emits this as a fixed program (it does not
+   depend on h); every scalar in it is a Python int < 2^62 before it becomes int64.
+3. **Targets** are planes too: constant, PARITY and IP_n with n >= LB.  For IP (x = low n
+   bits, y = high n bits) x's low LB bits are the lane a = 64 q + r, so IP = parity(r & y_low) xor
+   parity(q & (y_low >> 6)) xor parity(x_high & y_high) with y_low = (h >> (n - LB)) & (2^LB - 1),
+   x_high = h & (2^(n-LB) - 1), y_high = h >> n; the first term is a 64-entry word table.
+   PARITY is parity(r) xor parity(q) xor parity(h).  Any other target is evaluated lane by lane
+   with ``_kernels._target_bit``.  Disagreements are popcounts of (output xor target) restricted
+   to the lanes in [start, stop); the first one is the lowest set bit of the first nonzero word
+   of the first such h, the smallest index because k increases with h and then with the lane.
+
+Performance notes: numba does not run LLVM's SLP vectoriser, so every plane operation is a loop
+of NW = 64 iterations over words, which the loop vectoriser turns into SIMD code once it has
+checked at run time that the stored plane block does not overlap the loaded planes.  All stores
+of one op go to one block of consecutive planes, so that check stays within LLVM's limit; array
+indices are unsigned (no negative-index wraparound).
 """
 
 import numpy as np
@@ -58,15 +75,18 @@ from numba import njit, prange
 
 from circuits._kernels import KIND_CONST, KIND_IP, KIND_PARITY, _popcount, _target_bit
 
-LB = 11             # lane bits: 2048 points per plane
-NW = 32             # 64-bit words per plane (2^LB / 64); a compile-time constant: the plane loops
-                    # have 32 iterations, enough for LLVM's loop vectoriser (SIMD, AVX-512 here)
+LB = 12             # lane bits: 4096 points per plane (measured: 12 beats 11 by ~1.5x; 10 does
+NW = 64             # not vectorise); NW = 2^LB / 64 words per plane, a compile-time constant
 LANES = 1 << LB
 ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-MAX_K = 62          # bit-sliced sums must stay below 2^62 (the builder refuses larger)
+MAX_K = 62          # bit-sliced sums and layer-1 index arithmetic must stay below 2^62
 
-# columns of the int64 tables built by :func:`build`
-G_LAYER, G_T0, G_T1, G_K, G_Q0, G_Q1 = range(6)    # groups: layer, terms [t0, t1), K, gates [q0, q1)
+# program op codes (rows of ``ops``: [op, dst, a, s1, s2, s3, s4, s5, s6], offsets in words)
+OP_C73_MASK = 0     # block dst..dst+3 planes <- 7:3(buf[a], mask planes of layer-1 gates s1..s6)
+OP_C73_BUF = 1      # same with s1..s6 word offsets in buf
+OP_CMP = 2          # buf[dst] <- [S' >= T'], T' = a (-1: constant 0), K = s1, S'_b = buf[sidx[s2 + b]]
+OP_NOT = 3          # buf[dst] <- not buf[a]
+OP_MASK = 4         # buf[dst] <- mask plane of layer-1 gate a (depth-1 circuits)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -75,22 +95,13 @@ def _ctz(x):
     return _popcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _parity_word(z):
-    """The word whose bit a (a < 64) is parity(a & z): lane planes of IP and PARITY."""
-    w = np.uint64(0)
-    for a in range(64):
-        if _popcount(a & z) & 1:
-            w |= np.uint64(1) << np.uint64(a)
-    return w
-
-
 @njit(cache=True, nogil=True)
 def _layer1_masks(W1, lo, mlen, moff, L1, total):
     """The mask table of layer 1: the NW words at moff[j] + i * NW are {a : s_j(a) >= lo_j + i}.
 
-    First the plane {a : s_j(a) = lo_j + i} gets lane a set for i = s_j(a) - lo_j, then a suffix
-    OR from the top index down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).
+    First the plane with index s_j(a) - lo_j gets lane a, then a suffix OR from the top index
+    down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).  The last NW words of
+    the table stay zero: the all-zero plane that pads the compressors.
     """
     masks = np.zeros(total, dtype=np.uint64)
     g1 = W1.shape[0]
@@ -113,139 +124,65 @@ def _layer1_masks(W1, lo, mlen, moff, L1, total):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _copy(dst, od, src, os, flip):
-    """dst plane at od = src plane at os xor flip (flip: 0 or all ones)."""
-    od = np.uint64(od)      # unsigned indices: no negative-index wraparound, so the loop vectorises
-    os = np.uint64(os)
-    for q in range(NW):
-        u = np.uint64(q)
-        dst[od + u] = src[os + u] ^ flip
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _half(buf, oa, oc, src, o1, f1):
-    """Half adder: (A, carry) <- (A xor x, A and x), x = src plane at o1 xor f1."""
-    oa = np.uint64(oa)
-    oc = np.uint64(oc)
-    o1 = np.uint64(o1)
-    for q in range(NW):
-        u = np.uint64(q)
-        a = buf[oa + u]
-        x = src[o1 + u] ^ f1
-        buf[oa + u] = a ^ x
-        buf[oc + u] = a & x
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _full(buf, oa, oc, src, o1, f1, o2, f2):
-    """Full adder: (A, carry) <- (A xor x xor y, majority(A, x, y)) with x, y planes of src."""
-    oa = np.uint64(oa)
-    oc = np.uint64(oc)
+def _c73(buf, dst, a, src, o1, o2, o3, o4, o5, o6):
+    """7:3 compressor: buf planes dst, dst + NW, dst + 2 NW <- (s, c1, c2) with
+    A + x1 + ... + x6 = s + 2 c1 + 4 c2 per lane (A = buf plane at a, x_i = src planes at o_i)."""
+    dst = np.uint64(dst)    # unsigned indices: no negative-index wraparound, so the loop vectorises
+    a = np.uint64(a)
     o1 = np.uint64(o1)
     o2 = np.uint64(o2)
+    o3 = np.uint64(o3)
+    o4 = np.uint64(o4)
+    o5 = np.uint64(o5)
+    o6 = np.uint64(o6)
+    w1 = np.uint64(NW)
+    w2 = np.uint64(2 * NW)
     for q in range(NW):
         v = np.uint64(q)
-        a = buf[oa + v]
-        x = src[o1 + v] ^ f1
-        y = src[o2 + v] ^ f2
-        u = a ^ x
-        buf[oa + v] = u ^ y
-        buf[oc + v] = (a & x) | (u & y)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _flip(terms, t):
-    return ONES if terms[t, 1] else np.uint64(0)
+        x1 = src[o1 + v]
+        x2 = src[o2 + v]
+        x3 = src[o3 + v]
+        x4 = src[o4 + v]
+        x5 = src[o5 + v]
+        x6 = src[o6 + v]
+        acc = buf[a + v]
+        u = x1 ^ x2
+        s1 = u ^ x3
+        k1 = (x1 & x2) | (u & x3)
+        u = x4 ^ x5
+        s2 = u ^ x6
+        k2 = (x4 & x5) | (u & x6)
+        u = acc ^ s1
+        k3 = (acc & s1) | (u & s2)
+        buf[dst + v] = u ^ s2
+        u = k1 ^ k2
+        buf[dst + w1 + v] = u ^ k3
+        buf[dst + w2 + v] = (k1 & k2) | (u & k3)
 
 
 @njit(cache=True, nogil=True)
-def _upper_layers(groups, terms, gates, masks, moffs, buf, lay):
-    """Layers 2 .. depth (module docstring, point 2); returns the word offset in ``buf`` of the
-    output plane.
-
-    ``buf`` is one flat scratch array; ``lay = [A, S, carries, cap, planes, half]`` gives the
-    word offsets of the column accumulator A, the K bit planes S of a sum, two carry lists of
-    ``cap`` words each, and two areas of ``half`` words for the gate planes of alternate layers.
-    Layer-2 inputs are the layer-1 masks at word offsets ``moffs`` in ``masks``; the planes of
-    layer l >= 3 come from the area the previous layer wrote.  Inputs of a column are consumed
-    two at a time by a full adder into A (one carry into the next column's list), a single one
-    by a half adder; the first one is copied into A.
-    """
-    oA = lay[0]
-    oS = lay[1]
-    oC = lay[2]
-    cap = lay[3]
-    oZ = lay[4]
-    half = lay[5]
-    dst = oZ
-    for g in range(groups.shape[0]):
-        layer = groups[g, G_LAYER]
-        dst = oZ + (layer & 1) * half
-        src = oZ + half - (dst - oZ)
-        t = groups[g, G_T0]
-        t1 = groups[g, G_T1]
-        K = groups[g, G_K]
-        cur = oC
-        cur_end = oC
-        for b in range(K):
-            nxt0 = oC + cap - (cur - oC)
-            nxt = nxt0
-            have = False
-            # the column's terms
-            if t < t1 and terms[t, 2] == b:
-                if layer == 2:
-                    _copy(buf, oA, masks, moffs[terms[t, 0]], _flip(terms, t))
-                else:
-                    _copy(buf, oA, buf, src + terms[t, 0] * NW, _flip(terms, t))
-                have = True
-                t += 1
-            while t + 1 < t1 and terms[t + 1, 2] == b:
-                if layer == 2:
-                    _full(buf, oA, nxt, masks, moffs[terms[t, 0]], _flip(terms, t),
-                          moffs[terms[t + 1, 0]], _flip(terms, t + 1))
-                else:
-                    _full(buf, oA, nxt, buf, src + terms[t, 0] * NW, _flip(terms, t),
-                          src + terms[t + 1, 0] * NW, _flip(terms, t + 1))
-                nxt += NW
-                t += 2
-            if t < t1 and terms[t, 2] == b:
-                if layer == 2:
-                    _half(buf, oA, nxt, masks, moffs[terms[t, 0]], _flip(terms, t))
-                else:
-                    _half(buf, oA, nxt, buf, src + terms[t, 0] * NW, _flip(terms, t))
-                nxt += NW
-                t += 1
-            # the carries of the column below
-            r = cur
-            if not have and r < cur_end:
-                _copy(buf, oA, buf, r, np.uint64(0))
-                have = True
-                r += NW
-            while r + NW < cur_end:
-                _full(buf, oA, nxt, buf, r, np.uint64(0), r + NW, np.uint64(0))
-                nxt += NW
-                r += 2 * NW
-            if r < cur_end:
-                _half(buf, oA, nxt, buf, r, np.uint64(0))
-                nxt += NW
-            if have:
-                _copy(buf, oS + b * NW, buf, oA, np.uint64(0))
-            else:
-                for q in range(NW):
-                    buf[np.uint64(oS + b * NW + q)] = 0
-            cur = nxt0
-            cur_end = nxt
-        for e in range(groups[g, G_Q0], groups[g, G_Q1]):
-            tp = gates[e, 1]
-            o = np.uint64(dst + gates[e, 0] * NW)
+def _program(ops, sidx, masks, moffs, buf):
+    """Run the circuit program (layers >= 2; module docstring, item 2) on the planes of one h."""
+    for p in range(ops.shape[0]):
+        op = ops[p, 0]
+        dst = ops[p, 1]
+        if op == OP_C73_MASK:
+            _c73(buf, dst, ops[p, 2], masks, moffs[ops[p, 3]], moffs[ops[p, 4]], moffs[ops[p, 5]],
+                 moffs[ops[p, 6]], moffs[ops[p, 7]], moffs[ops[p, 8]])
+        elif op == OP_C73_BUF:
+            _c73(buf, dst, ops[p, 2], buf, ops[p, 3], ops[p, 4], ops[p, 5], ops[p, 6], ops[p, 7],
+                 ops[p, 8])
+        elif op == OP_CMP:
+            o = np.uint64(dst)
+            tp = ops[p, 2]
             if tp < 0:
                 for q in range(NW):
                     buf[o + np.uint64(q)] = 0
                 continue
             for q in range(NW):
                 buf[o + np.uint64(q)] = ONES
-            for b in range(K):
-                ob = np.uint64(oS + b * NW)
+            for b in range(ops[p, 3]):
+                ob = np.uint64(sidx[ops[p, 4] + b])
                 if (tp >> b) & 1:
                     for q in range(NW):
                         v = np.uint64(q)
@@ -254,7 +191,28 @@ def _upper_layers(groups, terms, gates, masks, moffs, buf, lay):
                     for q in range(NW):
                         v = np.uint64(q)
                         buf[o + v] |= buf[ob + v]
-    return dst
+        elif op == OP_NOT:
+            o = np.uint64(dst)
+            s = np.uint64(ops[p, 2])
+            for q in range(NW):
+                v = np.uint64(q)
+                buf[o + v] = ~buf[s + v]
+        else:   # OP_MASK
+            o = np.uint64(dst)
+            s = np.uint64(moffs[ops[p, 2]])
+            for q in range(NW):
+                v = np.uint64(q)
+                buf[o + v] = masks[s + v]
+
+
+@njit(cache=True, nogil=True)
+def _parity_word(z):
+    """The word whose bit r (r < 64) is parity(r & z)."""
+    w = np.uint64(0)
+    for r in range(64):
+        if _popcount(r & z) & 1:
+            w |= np.uint64(1) << np.uint64(r)
+    return w
 
 
 @njit(cache=True, nogil=True)
@@ -271,38 +229,27 @@ def _range_word(w, q, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out, h_lo, h_hi):
+def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h_hi):
     """High-block values h_lo <= h < h_hi of :func:`_bs_run`; returns (count, first) of the block.
 
-    ``l1[j] = [moff_j, mlen_j, t_j - lo_j]``: gate j's masks start at word moff_j, there are
-    mlen_j of them, and its plane at h is mask clamp((t_j - lo_j) - H_j(h), 0, mlen_j - 1).
+    ``l1[j] = [moff_j, mlen_j, t_j - lo_j]`` for the layer-1 gates (complements included) and
+    one last row for the zero plane: gate j's masks start at word moff_j, there are mlen_j of
+    them, and its plane at h is mask clamp((t_j - lo_j) - H_j(h), 0, mlen_j - 1).
+    ``prog = [buffer words, output plane offset]``.
     """
     start = geom[0]
     stop = geom[1]
     kind = geom[2]
-    g1 = sizes[1]
+    g1 = WhT.shape[1]
     H = WhT.shape[0]
-    width = 1
-    for i in range(2, sizes.shape[0]):
-        width = max(width, sizes[i])
-    cap = 4
-    kmax = 1
-    for g in range(groups.shape[0]):
-        cap = max(cap, groups[g, G_T1] - groups[g, G_T0] + groups[g, G_K] + 4)
-        kmax = max(kmax, groups[g, G_K])
-    lay = np.empty(6, dtype=np.int64)
-    lay[0] = 0                                  # A
-    lay[1] = NW                                 # S
-    lay[2] = lay[1] + kmax * NW                 # carries
-    lay[3] = cap * NW
-    lay[4] = lay[2] + 2 * cap * NW              # gate planes of layers >= 2
-    lay[5] = width * NW
-    buf = np.zeros(lay[4] + 2 * lay[5], dtype=np.uint64)
+    buf = np.zeros(prog[0], dtype=np.uint64)
+    oo = prog[1]
     tv = np.zeros(NW, dtype=np.uint64)
     mbase = np.empty(g1, dtype=np.int64)
     mtop = np.empty(g1, dtype=np.int64)
     idx = np.empty(g1, dtype=np.int64)
-    moffs = np.empty(g1, dtype=np.int64)
+    moffs = np.empty(g1 + 1, dtype=np.int64)
+    moffs[g1] = l1[g1, 0]                       # the zero plane
     for j in range(g1):
         mbase[j] = l1[j, 0]
         mtop[j] = l1[j, 1] - 1
@@ -311,6 +258,9 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
         if (h_lo >> i) & 1:
             for j in range(g1):
                 idx[j] -= WhT[i, j]
+    pw = np.empty(64, dtype=np.uint64)          # pw[z]: bit r set iff parity(r & z)
+    for z in range(64):
+        pw[z] = _parity_word(z)
     n_ip = params[0]
     ip_fast = kind == KIND_IP and n_ip >= LB
     ip_sh = n_ip - LB
@@ -329,11 +279,7 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
                             idx[j] += WhT[i, j]
         for j in range(g1):
             moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
-        if groups.shape[0] == 0:
-            _copy(buf, 0, masks, moffs[0], np.uint64(0))
-            oo = 0
-        else:
-            oo = _upper_layers(groups, terms, gates, masks, moffs, buf, lay)
+        _program(ops, sidx, masks, moffs, buf)
         base = h << LB
         lo = max(start - base, 0)
         hi = min(stop - base, LANES)
@@ -347,14 +293,13 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
             for q in range(NW):
                 tv[q] = fill
         elif ip_fast:
-            # lane a = (word q, bit r): parity(a & y_low) = parity(r & y_low) ^ parity(q & (y_low >> 6))
             y_low = (h >> ip_sh) & (LANES - 1)
-            wlo = _parity_word(y_low & 63)
+            wlo = pw[y_low & 63]
             hb = _popcount((h & ((np.int64(1) << ip_sh) - 1)) & (h >> n_ip)) & 1
             for q in range(NW):
                 tv[q] = wlo ^ (ONES if (_popcount(q & (y_low >> 6)) + hb) & 1 else np.uint64(0))
         elif kind == KIND_PARITY:
-            wlo = _parity_word(63)
+            wlo = pw[63]
             hb = _popcount(h) & 1
             for q in range(NW):
                 tv[q] = wlo ^ (ONES if (_popcount(q) + hb) & 1 else np.uint64(0))
@@ -385,14 +330,14 @@ def _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out):
+def _bs_run(masks, l1, WhT, ops, sidx, prog, geom, params, table, out):
     """Circuit over the cube indices [start, stop) = geom[0:2], 2^LB points per high value h.
 
     ``geom[2]`` is the target kind (< 0: truth-table mode, outputs written to ``out[k - start]``).
     Blocks are contiguous runs of h; iteration b of the ``prange`` writes only slot b and its
     own range of ``out``, so the result does not depend on scheduling.  Returns per-block
-    ``(counts, first)``.  Memory: the mask table and per-block scratch planes; nothing grows
-    with 2^N besides ``out``.
+    ``(counts, first)``.  Memory: the mask table and one scratch buffer per block; nothing
+    grows with 2^N besides ``out``.
     """
     start = geom[0]
     stop = geom[1]
@@ -404,7 +349,7 @@ def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, ou
     counts = np.zeros(nb, dtype=np.int64)
     first = np.full(nb, -1, dtype=np.int64)
     for b in prange(nb):
-        cf = _bs_block(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, out,
+        cf = _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out,
                        h0 + b * nh // nb, h0 + (b + 1) * nh // nb)
         counts[b] = cf[0]
         first[b] = cf[1]
@@ -412,14 +357,18 @@ def _bs_run(masks, l1, WhT, groups, terms, gates, sizes, geom, params, table, ou
 
 
 # ---------------------------------------------------------------------------------------------
-# Plan builder (plain Python / numpy; the exactness bookkeeping is done in Python ints).
+# Plan builder (plain Python; the exactness bookkeeping is in Python ints, module docstring).
 # ---------------------------------------------------------------------------------------------
+
+class NotApplicable(ValueError):
+    """The bit-sliced kernel does not apply to this circuit (the message says why)."""
+
 
 class Plan:
     """Flat arrays for :func:`_bs_run` / :func:`_bs_block` (picklable, no numba objects)."""
 
-    __slots__ = ("masks", "l1", "WhT", "groups", "terms", "gates", "sizes", "n_inputs",
-                 "mask_bytes", "n_terms", "kmax")
+    __slots__ = ("masks", "l1", "WhT", "ops", "sidx", "prog", "n_inputs", "mask_bytes",
+                 "n_ops", "n_l1", "pending")
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}
@@ -428,6 +377,9 @@ class Plan:
         for k, v in state.items():
             setattr(self, k, v)
 
+    def args(self):
+        return self.masks, self.l1, self.WhT, self.ops, self.sidx, self.prog
+
 
 def _readonly(a):
     a = np.ascontiguousarray(a)
@@ -435,102 +387,197 @@ def _readonly(a):
     return a
 
 
-def layer1_shape(circuit):
-    """(lo, hi) int64 arrays: the range of each layer-1 gate's low partial sum (Python-int exact)."""
-    W1 = circuit.layers[0].weights
-    L1 = min(circuit.n_inputs, LB)
-    low = W1[:, :L1]
-    # |entries| <= the layer's preactivation bound <= 2^63 - 1, and so are these sums
-    lo = np.array([sum(int(v) for v in row if v < 0) for row in low.tolist()], dtype=np.int64)
-    hi = np.array([sum(int(v) for v in row if v > 0) for row in low.tolist()], dtype=np.int64)
-    return lo, hi
+def _normalised(row, t):
+    """min(max(t, M), P + 1) for weights ``row`` (module docstring, item 0); Python ints."""
+    pos = sum(v for v in row if v > 0)
+    neg = sum(v for v in row if v < 0)
+    return min(max(int(t), neg), pos + 1)
 
 
-def upper_program(circuit):
-    """(groups, terms, gates, n_terms, kmax) for layers >= 2 (module docstring, point 2).
+class _Layer1:
+    """Layer-1 gates the program reads: gate j as is (j, False) or complemented (j, True)."""
 
-    Raises ValueError if some gate's sum of |weights| reaches 2^MAX_K.
-    """
-    groups, terms, gates = [], [], []
-    kmax = 1
-    for li in range(1, len(circuit.layers)):
-        layer = circuit.layers[li]
-        rows = layer.weights.tolist()
-        thr = layer.thresholds.tolist()
-        by_row = {}
-        for g, row in enumerate(rows):
-            by_row.setdefault(tuple(int(v) for v in row), []).append(g)
-        for row, members in by_row.items():
-            tot = sum(abs(v) for v in row)
-            neg = sum(-v for v in row if v < 0)
-            K = max(1, tot.bit_length())
-            if K > MAX_K:
-                raise ValueError(f"layer {li + 1} has a gate with sum |w| = {tot} >= 2^{MAX_K}")
-            kmax = max(kmax, K)
-            t0 = len(terms)
-            row_terms = []
-            for i, v in enumerate(row):
-                m = abs(v)
-                b = 0
-                while m:
-                    if m & 1:
-                        row_terms.append((b, i, 1 if v < 0 else 0))
-                    m >>= 1
-                    b += 1
-            row_terms.sort()
-            terms.extend((i, comp, b) for b, i, comp in row_terms)
-            q0 = len(gates)
-            for g in members:
-                tp = int(thr[g]) + neg
-                if tp <= 0:
-                    tp = 0              # constant 1
-                elif tp >= (1 << K):
-                    tp = -1             # constant 0 (S' <= tot < 2^K)
-                gates.append((g, tp))
-            groups.append((li + 1, t0, len(terms), K, q0, len(gates)))
-    g_arr = np.array(groups, dtype=np.int64).reshape(-1, 6)
-    t_arr = np.array(terms, dtype=np.int64).reshape(-1, 3)
-    q_arr = np.array(gates, dtype=np.int64).reshape(-1, 2)
-    return g_arr, t_arr, q_arr, len(terms), kmax
+    def __init__(self, rows, thresholds):
+        self.rows = rows
+        self.thresholds = thresholds
+        self.index = {}
+        self.gates = []     # (weights row, threshold) as Python ints
+
+    def plane(self, j, complement):
+        key = (j, complement)
+        if key not in self.index:
+            row, t = self.rows[j], self.thresholds[j]
+            if complement:
+                row, t = [-v for v in row], 1 - t
+            self.index[key] = len(self.gates)
+            self.gates.append((row, _normalised(row, t)))
+        return self.index[key]
 
 
-def mask_count(circuit):
-    """Number of layer-1 mask planes the plan needs (sum_j hi_j - lo_j + 2), a Python int."""
-    lo, hi = layer1_shape(circuit)
-    return int(sum(int(b) - int(a) + 2 for a, b in zip(lo.tolist(), hi.tolist())))
+class _Program:
+    """Emits ops and allocates buffer words (plane 0 is the all-zero plane, never written)."""
+
+    def __init__(self):
+        self.ops = []
+        self.sidx = []
+        self.words = NW
+
+    def alloc(self, planes):
+        o = self.words
+        self.words += planes * NW
+        return o
+
+    def emit(self, *row):
+        row = list(row) + [0] * (9 - len(row))
+        self.ops.append(row)
+
+
+def _sum_columns(prog, inputs, K, zero_mask):
+    """Emit the 7:3 compressors for S' = sum_b 2^b (planes of column b); returns the K offsets
+    of the bit planes of S' (0 = zero plane).  ``inputs[b]`` is a list of ("m", gate) or
+    ("b", word offset) planes."""
+    cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 2)]
+    bits = []
+    for b in range(K):
+        acc = 0                                   # the zero plane
+        for kind in ("m", "b"):
+            while True:
+                group = [x for k, x in cols[b] if k == kind]
+                if not group:
+                    break
+                take, rest = group[:6], group[6:]
+                cols[b] = [(k, x) for k, x in cols[b] if k != kind] + [(kind, x) for x in rest]
+                pad = zero_mask if kind == "m" else 0
+                take = take + [pad] * (6 - len(take))
+                dst = prog.alloc(3)
+                prog.emit(OP_C73_MASK if kind == "m" else OP_C73_BUF, dst, acc, *take)
+                acc = dst
+                cols[b + 1].append(("b", dst + NW))
+                cols[b + 2].append(("b", dst + 2 * NW))
+        bits.append(acc)
+    return bits
 
 
 def build(circuit):
-    """The :class:`Plan` of a layered circuit (the caller has checked it fits the budgets)."""
+    """The :class:`Plan` of a layered circuit, without its mask table (see :func:`finish`).
+
+    Raises :class:`NotApplicable` (with the reason) when a bound of the module docstring fails;
+    the caller then uses the low/high kernel.
+    """
     N = circuit.n_inputs
     L1 = min(N, LB)
-    first = circuit.layers[0]
-    W1 = np.ascontiguousarray(first.weights, dtype=np.int64)
-    g1 = W1.shape[0]
-    lo, hi = layer1_shape(circuit)
-    mlen = (hi - lo + 2).astype(np.int64)
-    moff = np.zeros(g1, dtype=np.int64)
-    if g1 > 1:
-        moff[1:] = np.cumsum(mlen[:-1] * NW)
-    total = int(mlen.sum()) * NW
-    masks = _layer1_masks(W1, lo, mlen, moff, L1, total)
-    # t_j - lo_j: |t_j| + |lo_j| <= the gate's preactivation bound <= 2^63 - 1
-    cbase = np.array([int(t) - int(a) for t, a in zip(first.thresholds.tolist(), lo.tolist())],
-                     dtype=np.int64)
-    l1 = np.stack([moff, mlen, cbase], axis=1)
-    WhT = np.ascontiguousarray(W1[:, L1:].T) if N > LB else np.zeros((0, g1), dtype=np.int64)
-    groups, terms, gates, n_terms, kmax = upper_program(circuit)
+    layers = circuit.layers
+    first = layers[0]
+    l1 = _Layer1(first.weights.tolist(), [int(t) for t in first.thresholds.tolist()])
+    prog = _Program()
+    if len(layers) == 1:
+        g = l1.plane(0, False)
+        out = prog.alloc(1)
+        prog.emit(OP_MASK, out, g)
+        planes = None
+    else:
+        planes = None       # planes of the previous layer (layers >= 3): {(gate, complement): off}
+        for li in range(1, len(layers)):
+            layer = layers[li]
+            rows = [[int(v) for v in row] for row in layer.weights.tolist()]
+            thr = [int(t) for t in layer.thresholds.tolist()]
+            used_neg = {i for row in rows for i, v in enumerate(row) if v < 0}
+            if planes is not None:      # NOT planes for inputs read with a negative weight
+                for i in sorted(used_neg):
+                    o = prog.alloc(1)
+                    prog.emit(OP_NOT, o, planes[(i, False)])
+                    planes[(i, True)] = o
+            new = {}
+            groups = {}
+            for g, row in enumerate(rows):
+                groups.setdefault(tuple(row), []).append(g)
+            for row, members in groups.items():
+                tot = sum(abs(v) for v in row)
+                neg = sum(-v for v in row if v < 0)
+                K = max(1, tot.bit_length())
+                if K > MAX_K:
+                    raise NotApplicable(f"layer {li + 1} has a gate with sum |w| = {tot} >= "
+                                        f"2^{MAX_K}")
+                cols = [[] for _ in range(K)]
+                for i, v in enumerate(row):
+                    m, b = abs(v), 0
+                    while m:
+                        if m & 1:
+                            if planes is None:
+                                cols[b].append(("m", l1.plane(i, v < 0)))
+                            else:
+                                cols[b].append(("b", planes[(i, v < 0)]))
+                        m >>= 1
+                        b += 1
+                # the zero mask plane is referenced as gate index -1 and fixed below
+                bits = _sum_columns(prog, cols, K, -1)
+                s0 = len(prog.sidx)
+                prog.sidx.extend(bits)
+                for g in members:
+                    tp = thr[g] + neg
+                    if tp <= 0:
+                        tp = 0              # constant 1
+                    elif tp >= (1 << K):
+                        tp = -1             # constant 0 (S' <= tot < 2^K)
+                    o = prog.alloc(1)
+                    prog.emit(OP_CMP, o, tp, K, s0)
+                    new[(g, False)] = o
+            planes = new
+        out = planes[(0, False)]
+    # layer-1 mask table
+    g1 = len(l1.gates)
+    lo, mlen, cbase, WhT = [], [], [], np.zeros((max(N - LB, 0), g1), dtype=np.int64)
+    W1 = np.zeros((g1, N), dtype=np.int64)
+    for j, (row, t) in enumerate(l1.gates):
+        tot = sum(abs(v) for v in row)
+        if (2 * tot + 2).bit_length() > MAX_K:
+            raise NotApplicable(f"a layer-1 gate has sum |w| = {tot}, too large for int64 "
+                                f"index arithmetic")
+        lo_j = sum(v for v in row[:L1] if v < 0)
+        hi_j = sum(v for v in row[:L1] if v > 0)
+        lo.append(lo_j)
+        mlen.append(hi_j - lo_j + 2)
+        cbase.append(t - lo_j)
+        W1[j] = row
+        if N > LB:
+            WhT[:, j] = row[LB:]
+    n_masks = sum(mlen) + 1
     plan = Plan()
-    plan.masks = _readonly(masks)
-    plan.l1 = _readonly(l1)
-    plan.WhT = _readonly(WhT)
-    plan.groups = _readonly(groups)
-    plan.terms = _readonly(terms)
-    plan.gates = _readonly(gates)
-    plan.sizes = _readonly(np.array([N] + [layer.n_gates for layer in circuit.layers],
-                                    dtype=np.int64))
+    plan.mask_bytes = n_masks * NW * 8
+    plan.n_l1 = g1
+    moff = np.zeros(g1, dtype=np.int64)
+    acc = 0
+    for j in range(g1):
+        moff[j] = acc
+        acc += mlen[j] * NW
     plan.n_inputs = N
-    plan.mask_bytes = total * 8
-    plan.n_terms = n_terms
-    plan.kmax = kmax
+    plan.n_ops = len(prog.ops)
+    ops = np.array(prog.ops, dtype=np.int64).reshape(-1, 9)
+    m = ops[:, 0] == OP_C73_MASK
+    sub = ops[m, 3:9]
+    sub[sub < 0] = g1                      # the zero mask plane: the extra row of l1
+    ops[m, 3:9] = sub
+    plan.ops = _readonly(ops)
+    plan.sidx = _readonly(np.array(prog.sidx + [0], dtype=np.int64))
+    plan.prog = _readonly(np.array([prog.words, out], dtype=np.int64))
+    plan.WhT = _readonly(WhT)
+    l1_arr = np.zeros((g1 + 1, 3), dtype=np.int64)
+    l1_arr[:g1, 0] = moff
+    l1_arr[:g1, 1] = mlen
+    l1_arr[:g1, 2] = cbase
+    l1_arr[g1, 0] = acc                    # zero plane after the last gate's masks
+    l1_arr[g1, 1] = 1
+    plan.l1 = _readonly(l1_arr)
+    plan.masks = None
+    plan.pending = (W1, np.array(lo, dtype=np.int64), np.array(mlen, dtype=np.int64), moff, L1,
+                    acc + NW)
+    return plan
+
+
+def finish(plan):
+    """Fill in the mask table (the costly part of a plan, done once the plan is chosen)."""
+    if plan.masks is None:
+        W1, lo, mlen, moff, L1, total = plan.pending
+        plan.masks = _readonly(_layer1_masks(W1, lo, mlen, moff, L1, total))
+        plan.pending = None
     return plan

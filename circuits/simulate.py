@@ -174,14 +174,14 @@ class KernelPlan:
     Attributes
     ----------
     kernel : str
-        ``"bitsliced"`` (512 points per pass as bit planes, small weights) or ``"lowhigh"``
+        ``"bitsliced"`` (4096 points per pass as bit planes, small weights) or ``"lowhigh"``
         (integer partial sums over a low/high split of the bits, any weights).
     reason : str
         One sentence: the figures that decided.
     mask_bytes : int
         Size of the bit-sliced layer-1 mask table (0 if it was not computed).
     plane_ops : int
-        Estimated bit-sliced plane operations per 512 points (0 if not applicable).
+        Plane operations of the bit-sliced program per 4096 points (0 if not applicable).
     """
 
     kernel: str
@@ -190,39 +190,38 @@ class KernelPlan:
     plane_ops: int = 0
 
 
-def _plan_of(c: ThresholdCircuit, kernel: str = "auto"):
-    """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``."""
+def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
+    """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``.
+
+    ``finish=False`` skips building the bit-sliced mask table (enough to decide).
+    """
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if kernel == "lowhigh":
         return (KernelPlan("lowhigh", "requested with kernel='lowhigh'"),
                 _circuit_kernel_args(c))
-    n_masks = _bits.mask_count(c)
-    mask_bytes = n_masks * _bits.NW * 8
     why_not = None
-    if mask_bytes > _MAX_MASK_BYTES:
-        why_not = (f"the layer-1 mask table would take {mask_bytes} bytes > {_MAX_MASK_BYTES} "
-                   f"(low partial sums over {min(c.n_inputs, _bits.LB)} bits take too many "
-                   f"values: weights too large)")
-    else:
-        try:
-            groups, terms, gates, n_terms, kmax = _bits.upper_program(c)
-        except ValueError as exc:
-            why_not = f"{exc}: too large for bit-sliced sums"
+    plan = None
+    try:
+        plan = _bits.build(c)
+    except _bits.NotApplicable as exc:
+        why_not = f"{exc}: too large for the bit-sliced kernel"
+    if plan is not None and plan.mask_bytes > _MAX_MASK_BYTES:
+        why_not = (f"the layer-1 mask table would take {plan.mask_bytes} bytes > "
+                   f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
+                   f"bits take too many values: weights too large)")
     if why_not is not None:
         if kernel == "bitsliced":
             raise InvalidCircuitError(f"kernel='bitsliced' does not apply: {why_not}; use "
                                       f"kernel='auto' or 'lowhigh'")
-        return KernelPlan("lowhigh", why_not, mask_bytes), _circuit_kernel_args(c)
-    plane_ops = (2 * c.layers[0].n_gates + 3 * n_terms
-                 + int(sum(int(g[_bits.G_K]) * (int(g[_bits.G_Q1]) - int(g[_bits.G_Q0]) + 1)
-                           for g in groups)))
-    reason = (f"mask table {mask_bytes} bytes <= {_MAX_MASK_BYTES}, {n_terms} adder planes "
-              f"(sum |w| < 2^{kmax} in layers >= 2): about {plane_ops} plane operations per "
-              f"512 points")
+        return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
+                _circuit_kernel_args(c))
+    reason = (f"layer-1 mask table {plan.mask_bytes} bytes <= {_MAX_MASK_BYTES} and a "
+              f"{plan.n_ops}-op bit-sliced program for layers >= 2, per {_bits.LANES} points")
     if kernel == "bitsliced":
         reason = "requested with kernel='bitsliced'; " + reason
-    return KernelPlan("bitsliced", reason, mask_bytes, plane_ops), _bits.build(c)
+    return (KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops),
+            _bits.finish(plan) if finish else plan)
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
@@ -230,9 +229,9 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
 
     The choice is automatic and exact either way (both kernels give identical counts, first
     counterexamples and truth tables): the bit-sliced kernel applies when each layer-1 gate's
-    partial sum over the low 9 input bits takes few enough values that its threshold masks fit
-    in 8 MiB (together, over all layer-1 gates) and every gate of layers >= 2 has
-    sum |w| < 2^62; otherwise (large weights) the low/high integer kernel runs.
+    partial sum over the low 12 input bits takes few enough values that its threshold masks fit
+    in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.
 
     Parameters
     ----------
@@ -256,7 +255,7 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     'lowhigh'
     """
     c = _as_circuit(circuit)
-    return _plan_of(c, kernel)[0]
+    return _plan_of(c, kernel, finish=False)[0]
 
 
 def _bits_run(plan, spec, start: int, stop: int, out):
@@ -269,9 +268,8 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     geom = np.array([start, stop, kind], dtype=np.int64)
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
-    work = (h_hi - h_lo) * (plan.sizes[1] * 2 + 4 * plan.n_terms + 8)
-    args = (plan.masks, plan.l1, plan.WhT, plan.groups, plan.terms, plan.gates, plan.sizes, geom,
-            params, table, out)
+    work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
+    args = plan.args() + (geom, params, table, out)
     if work < _SERIAL_BITS_WORK:
         count, first = _bits._bs_block(*args, h_lo, h_hi)
         return int(count), int(first)
