@@ -415,17 +415,43 @@ class _Layer1:
 
 
 class _Program:
-    """Emits ops and allocates buffer words (plane 0 is the all-zero plane, never written)."""
+    """Emits ops and allocates buffer words (plane 0 is the all-zero plane, never written).
+
+    Compressor blocks (3 planes) are recycled once all three planes have been read, so the
+    scratch buffer stays small (cache-resident); an op's output block is allocated before its
+    inputs are released, so no op writes a plane it reads.
+    """
 
     def __init__(self):
         self.ops = []
         self.sidx = []
         self.words = NW
+        self.free3 = []
+        self.live = {}      # block offset -> set of its unread plane offsets
+        self.block_of = {}  # plane offset -> block offset
 
     def alloc(self, planes):
-        o = self.words
-        self.words += planes * NW
+        if planes == 3 and self.free3:
+            o = self.free3.pop()
+        else:
+            o = self.words
+            self.words += planes * NW
+        if planes == 3:
+            self.live[o] = {o, o + NW, o + 2 * NW}
+            for k in range(3):
+                self.block_of[o + k * NW] = o
         return o
+
+    def release(self, plane):
+        """Plane ``plane`` has been read for the last time (non-block planes are ignored)."""
+        blk = self.block_of.get(plane)
+        if blk is None:
+            return
+        left = self.live[blk]
+        left.discard(plane)
+        if not left:
+            del self.live[blk]
+            self.free3.append(blk)
 
     def emit(self, *row):
         row = list(row) + [0] * (9 - len(row))
@@ -434,8 +460,8 @@ class _Program:
 
 def _sum_columns(prog, inputs, K, zero_mask):
     """Emit the 7:3 compressors for S' = sum_b 2^b (planes of column b); returns the K offsets
-    of the bit planes of S' (0 = zero plane).  ``inputs[b]`` is a list of ("m", gate) or
-    ("b", word offset) planes."""
+    of the bit planes of S' (0 = zero plane), which the caller releases after reading them.
+    ``inputs[b]`` is a list of ("m", gate) or ("b", word offset) planes."""
     cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 2)]
     bits = []
     for b in range(K):
@@ -451,10 +477,17 @@ def _sum_columns(prog, inputs, K, zero_mask):
                 take = take + [pad] * (6 - len(take))
                 dst = prog.alloc(3)
                 prog.emit(OP_C73_MASK if kind == "m" else OP_C73_BUF, dst, acc, *take)
+                prog.release(acc)
+                if kind == "b":
+                    for x in take:
+                        prog.release(x)
                 acc = dst
                 cols[b + 1].append(("b", dst + NW))
                 cols[b + 2].append(("b", dst + 2 * NW))
         bits.append(acc)
+    for b in (K, K + 1):                          # carries into columns >= K: zero, dropped
+        for _, x in cols[b]:
+            prog.release(x)
     return bits
 
 
@@ -522,6 +555,8 @@ def build(circuit):
                     o = prog.alloc(1)
                     prog.emit(OP_CMP, o, tp, K, s0)
                     new[(g, False)] = o
+                for x in bits:
+                    prog.release(x)
             planes = new
         out = planes[(0, False)]
     # layer-1 mask table
