@@ -374,8 +374,8 @@ class Plan:
         return {k: getattr(self, k) for k in self.__slots__}
 
     def __setstate__(self, state):
-        for k, v in state.items():
-            setattr(self, k, v)
+        for k, v in state.items():      # read-only again, so workers reuse the compiled kernel
+            setattr(self, k, _readonly(v) if isinstance(v, np.ndarray) else v)
 
     def args(self):
         return self.masks, self.l1, self.WhT, self.ops, self.sidx, self.prog
