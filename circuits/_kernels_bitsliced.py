@@ -54,11 +54,12 @@ Exactness (the argument the kernels rely on)
    and r_{K-1} = [S' >= T'] (a tie gives 1, as the gate rule requires).  Gates of one layer
    with identical weight rows share S'.  The builder emits this as a fixed program (it does not
    depend on h); every scalar in it is a Python int < 2^62 before it becomes int64.
-3. **Targets** are planes too: constant, PARITY and IP_n with n >= LB.  For IP (x = low n
-   bits, y = high n bits) x's low LB bits are the lane a = 64 q + r, so IP = parity(r & y_low) xor
-   parity(q & (y_low >> 6)) xor parity(x_high & y_high) with y_low = (h >> (n - LB)) & (2^LB - 1),
-   x_high = h & (2^(n-LB) - 1), y_high = h >> n; the first term is a 64-entry word table.
-   PARITY is parity(r) xor parity(q) xor parity(h).  Any other target is evaluated lane by lane
+3. **Targets** are planes too: constant, PARITY and IP_n with n >= 6.  Word q of the plane of h
+   holds the points k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q.  For IP (x = low n bits,
+   y = the next n bits) with n >= 6, r is x's low 6 bits and the rest depends on K6 only:
+   y = (K6 >> (n - 6)) mod 2^n, x_hi = K6 mod 2^(n-6), IP = parity(r & y) xor
+   parity(x_hi & (y >> 6)); the first term is word y mod 64 of a 64-entry table.  PARITY is
+   parity(r) xor parity(K6).  Any other target (and IP with n < 6) is evaluated lane by lane
    with ``_kernels._target_bit``.  Disagreements are popcounts of (output xor target) restricted
    to the lanes in [start, stop); the first one is the lowest set bit of the first nonzero word
    of the first such h, the smallest index because k increases with h and then with the lane.
@@ -262,8 +263,10 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
     for z in range(64):
         pw[z] = _parity_word(z)
     n_ip = params[0]
-    ip_fast = kind == KIND_IP and n_ip >= LB
-    ip_sh = n_ip - LB
+    ip_fast = kind == KIND_IP and n_ip >= 6
+    ip_sh = n_ip - 6
+    ip_mask = (np.int64(1) << n_ip) - 1
+    ip_xmask = (np.int64(1) << max(n_ip - 6, 0)) - 1
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
@@ -293,16 +296,17 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
             for q in range(NW):
                 tv[q] = fill
         elif ip_fast:
-            y_low = (h >> ip_sh) & (LANES - 1)
-            wlo = pw[y_low & 63]
-            hb = _popcount((h & ((np.int64(1) << ip_sh) - 1)) & (h >> n_ip)) & 1
+            # word q holds k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q; with n >= 6 the
+            # lane bits r are x's low 6 bits, so IP = parity(r & y_6) ^ parity(x_hi & (y >> 6))
             for q in range(NW):
-                tv[q] = wlo ^ (ONES if (_popcount(q & (y_low >> 6)) + hb) & 1 else np.uint64(0))
+                k6 = (h << (LB - 6)) + q
+                y = (k6 >> ip_sh) & ip_mask
+                x_hi = k6 & ip_xmask
+                tv[q] = pw[y & 63] ^ (ONES if _popcount(x_hi & (y >> 6)) & 1 else np.uint64(0))
         elif kind == KIND_PARITY:
-            wlo = pw[63]
-            hb = _popcount(h) & 1
             for q in range(NW):
-                tv[q] = wlo ^ (ONES if (_popcount(q) + hb) & 1 else np.uint64(0))
+                k6 = (h << (LB - 6)) + q
+                tv[q] = pw[63] ^ (ONES if _popcount(k6) & 1 else np.uint64(0))
         else:
             for q in range(NW):
                 tv[q] = 0

@@ -12,6 +12,7 @@ pool; with ``executor=`` (any ``concurrent.futures.Executor``) or ``client=`` (a
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -190,6 +191,32 @@ class KernelPlan:
     plane_ops: int = 0
 
 
+# Cost model of the automatic choice, in single-core nanoseconds (constants measured with
+# benchmarks/bench_bitsliced.py; only their ratio matters, and a wrong guess costs time, never
+# exactness).  Low/high kernel: per point and per work unit (layer-1 gates plus the wires of
+# layers >= 2).  Bit-sliced: building the mask table (per byte), then per plane of 4096 points
+# the program's ops (slower once the mask table leaves a 1 MiB L2 cache) and the layer-1 look-ups.
+_NS_LOWHIGH_UNIT = 0.04
+_NS_MASK_BYTE = 3.0
+_NS_OP_L2, _NS_OP_L3 = 110.0, 200.0
+_NS_GATE_LOOKUP = 20.0
+_L2_BYTES = 1 << 21
+
+_PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
+
+
+def _estimates(c: ThresholdCircuit, plan) -> tuple:
+    """(bit-sliced ns, low/high ns) predicted for one full-cube call on one core."""
+    n_points = 1 << c.n_inputs
+    n_planes = max(1, n_points >> _bits.LB)
+    sizes = [c.n_inputs] + [layer.n_gates for layer in c.layers]
+    low = _NS_LOWHIGH_UNIT * n_points * (sizes[1] + _wire_slots(sizes, 1))
+    op = _NS_OP_L2 if plan.mask_bytes <= _L2_BYTES else _NS_OP_L3
+    bits = (_NS_MASK_BYTE * plan.mask_bytes
+            + n_planes * (plan.n_ops * op + _NS_GATE_LOOKUP * plan.n_l1))
+    return bits, low
+
+
 def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``.
 
@@ -201,11 +228,12 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
         return (KernelPlan("lowhigh", "requested with kernel='lowhigh'"),
                 _circuit_kernel_args(c))
     why_not = None
-    plan = None
-    try:
-        plan = _bits.build(c)
-    except _bits.NotApplicable as exc:
-        why_not = f"{exc}: too large for the bit-sliced kernel"
+    plan = _PLANS.get(c)
+    if plan is None:
+        try:
+            plan = _bits.build(c)
+        except _bits.NotApplicable as exc:
+            why_not = f"{exc}: too large for the bit-sliced kernel"
     if plan is not None and plan.mask_bytes > _MAX_MASK_BYTES:
         why_not = (f"the layer-1 mask table would take {plan.mask_bytes} bytes > "
                    f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
@@ -216,22 +244,35 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
                                       f"kernel='auto' or 'lowhigh'")
         return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
                 _circuit_kernel_args(c))
-    reason = (f"layer-1 mask table {plan.mask_bytes} bytes <= {_MAX_MASK_BYTES} and a "
-              f"{plan.n_ops}-op bit-sliced program for layers >= 2, per {_bits.LANES} points")
+    est_bits, est_low = _estimates(c, plan)
+    figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops per "
+               f"{_bits.LANES} points; estimated {est_bits / 1e6:.3g} ms bit-sliced vs "
+               f"{est_low / 1e6:.3g} ms low/high on one core")
     if kernel == "bitsliced":
-        reason = "requested with kernel='bitsliced'; " + reason
-    return (KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops),
-            _bits.finish(plan) if finish else plan)
+        reason = "requested with kernel='bitsliced'; " + figures
+    elif est_bits < est_low:
+        reason = figures
+    else:
+        return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
+                           plan.mask_bytes, plan.n_ops), _circuit_kernel_args(c))
+    if finish and plan.masks is None:
+        plan = _bits.finish(plan)
+        _PLANS[c] = plan
+    return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops), plan
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     """Which exhaustive kernel a circuit runs on, and why.
 
     The choice is automatic and exact either way (both kernels give identical counts, first
-    counterexamples and truth tables): the bit-sliced kernel applies when each layer-1 gate's
+    counterexamples and truth tables).  The bit-sliced kernel applies when each layer-1 gate's
     partial sum over the low 12 input bits takes few enough values that its threshold masks fit
     in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
-    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Where both
+    apply, a cost model (mask-table build plus plane operations against points times gates,
+    constants measured by ``benchmarks/bench_bitsliced.py``) picks the faster one, so small
+    cubes stay on the low/high kernel.  The mask table of a circuit object is built once and
+    reused by later calls.
 
     Parameters
     ----------

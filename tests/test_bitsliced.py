@@ -55,8 +55,12 @@ def naive_table(circuit):
     return naive.circuit_table(naive.layers_of(circuit), circuit.n_inputs)
 
 
+BS = {"kernel": "bitsliced"}     # small cubes would go to the low/high kernel under "auto"
+
+
 def assert_bitsliced(circuit):
-    assert c.kernel_plan(circuit).kernel == "bitsliced", c.kernel_plan(circuit)
+    """The bit-sliced kernel applies (forcing it does not raise)."""
+    assert c.kernel_plan(circuit, "bitsliced").kernel == "bitsliced"
 
 
 # --- whole cube ---------------------------------------------------------------------------
@@ -72,8 +76,8 @@ def test_truth_table_and_counts_match_naive(N, widths, mode, path, monkeypatch):
     circ = random_circuit(rng, N, widths, mode=mode)
     assert_bitsliced(circ)
     ref = naive_table(circ)
-    assert c.truth_table(circ).tolist() == ref
-    assert c.count_ones(circ) == sum(ref)
+    assert c.truth_table(circ, **BS).tolist() == ref
+    assert c.count_ones(circ, **BS) == sum(ref)
 
 
 @needs_jit
@@ -132,18 +136,18 @@ def test_chunked_and_executor_runs_equal_one_run():
     def key(res):
         return res.count, res.index
 
-    one = key(c.count_disagreements(circ, "parity"))
+    one = key(c.count_disagreements(circ, "parity", **BS))
     assert one[0] > 0
-    assert key(c.count_disagreements(circ, "parity", chunk_bits=13)) == one
+    assert key(c.count_disagreements(circ, "parity", chunk_bits=13, **BS)) == one
     with ThreadPoolExecutor(2) as ex:
-        assert key(c.count_disagreements(circ, "parity", executor=ex, chunk_bits=14)) == one
+        assert key(c.count_disagreements(circ, "parity", executor=ex, chunk_bits=14, **BS)) == one
     assert key(c.count_disagreements(circ, "parity", kernel="lowhigh")) == one
 
 
 @needs_jit
 def test_depth3_ip_circuits_and_a_broken_copy():
     for n in range(1, 7):
-        assert c.count_disagreements(c.ip_depth3(n), "ip").count == 0
+        assert c.count_disagreements(c.ip_depth3(n), "ip", **BS).count == 0
     # break one AND gate at a tie: h_0 = [x_0 + y_0 >= 1] (an OR)
     circ = c.ip_depth3(5)
     W1 = circ.layers[0].weights.copy()
@@ -151,7 +155,7 @@ def test_depth3_ip_circuits_and_a_broken_copy():
     t1[0] = 1
     broken = ThresholdCircuit((ThresholdLayer(W1, t1),) + circ.layers[1:])
     values = naive_table(broken)
-    res = c.count_disagreements(broken, "ip")
+    res = c.count_disagreements(broken, "ip", **BS)
     assert (res.count, res.index) == naive_kernels.count_first(values, naive.ip_mod2(5), 0, 1 << 10)
     assert res.count > 0                          # negative control: the check can fail
 
@@ -162,11 +166,11 @@ def test_ip_fast_path_on_2_24_points():
     n = 12
     zero = ThresholdCircuit.single_gate(np.zeros(2 * n, dtype=np.int64), 1)   # constant 0
     assert_bitsliced(zero)
-    res = c.count_disagreements(zero, "ip")
+    res = c.count_disagreements(zero, "ip", **BS)
     assert res.count == 2 ** (n - 1) * (2 ** n - 1)          # OEIS A006516
     k = res.index                                            # smallest k with IP = 1
     assert k == (1 << n) + 1 and bin((k & ((1 << n) - 1)) & (k >> n)).count("1") % 2 == 1
-    assert c.count_disagreements(c.ip_depth3(n), "ip").count == 0
+    assert c.count_disagreements(c.ip_depth3(n), "ip", **BS).count == 0
     # a perturbed circuit: same count and first counterexample as the low/high kernel
     rng = np.random.default_rng(12)
     circ = random_circuit(rng, 2 * n, (10,), wmax=2)
@@ -191,7 +195,7 @@ def test_depth1_and_zero_rows_and_single_gate_complements():
                  ThresholdCircuit.single_gate([0, 0, 0], 0),
                  ThresholdCircuit.single_gate([0, 0, 0], 1)]:
         assert_bitsliced(circ)
-        assert c.truth_table(circ).tolist() == naive_table(circ)
+        assert c.truth_table(circ, **BS).tolist() == naive_table(circ)
 
 
 @needs_jit
@@ -201,12 +205,12 @@ def test_huge_thresholds_and_sums_near_the_limits():
     hidden = ThresholdLayer([[1, -1, 2], [1, 1, 1], [2, 0, -1]], [big, -big, 1])
     circ = ThresholdCircuit((hidden, ThresholdLayer([[1, 1, -1]], [1])))
     assert_bitsliced(circ)
-    assert c.truth_table(circ).tolist() == naive_table(circ)
+    assert c.truth_table(circ, **BS).tolist() == naive_table(circ)
     # large top-layer weights are fine for the adders (K bits), small masks
     top = ThresholdLayer([[2**40, -(2**40) + 1, 3]], [2])
     circ = ThresholdCircuit((ThresholdLayer([[1, 1, 0], [0, 1, -1], [1, 0, 1]], [1, 0, 2]), top))
     assert_bitsliced(circ)
-    assert c.truth_table(circ).tolist() == naive_table(circ)
+    assert c.truth_table(circ, **BS).tolist() == naive_table(circ)
 
 
 # --- dispatch -----------------------------------------------------------------------------
@@ -214,7 +218,11 @@ def test_huge_thresholds_and_sums_near_the_limits():
 def test_kernel_plan_says_which_and_why():
     small = random_circuit(np.random.default_rng(0), 10, (4,))
     plan = c.kernel_plan(small)
+    assert plan.kernel == "lowhigh" and "too small to pay for the masks" in plan.reason
+    big = random_circuit(np.random.default_rng(0), 24, (64,))
+    plan = c.kernel_plan(big)
     assert plan.kernel == "bitsliced" and "mask table" in plan.reason and plan.mask_bytes > 0
+    assert "estimated" in plan.reason
     large = ThresholdCircuit.depth2(np.full((4, 20), 2**20), [2**21] * 4, [1, 1, 1, 1], 2)
     plan = c.kernel_plan(large)
     assert plan.kernel == "lowhigh" and "bytes >" in plan.reason
@@ -307,10 +315,10 @@ def small_circuits(draw):
 def test_property_random_small_circuits_match_naive(circ, seed):
     assert_bitsliced(circ)
     ref = naive_table(circ)
-    assert c.truth_table(circ).tolist() == ref
+    assert c.truth_table(circ, **BS).tolist() == ref
     N = circ.n_inputs
     target = np.random.default_rng(seed).integers(0, 2, size=1 << N).astype(np.uint8)
-    res = c.count_disagreements(circ, TruthTable(target))
+    res = c.count_disagreements(circ, TruthTable(target), **BS)
     assert (res.count, res.index) == naive_kernels.count_first(ref, target.tolist(), 0, 1 << N)
 
 
@@ -323,8 +331,8 @@ def test_negative_control_a_threshold_off_by_one_is_caught():
     t[0] += 1
     moved = ThresholdCircuit((ThresholdLayer(first.weights, t),) + circ.layers[1:])
     assert naive_table(moved) != naive_table(circ)
-    assert c.truth_table(moved).tolist() == naive_table(moved)
-    assert c.truth_table(moved).tolist() != c.truth_table(circ).tolist()
+    assert c.truth_table(moved, **BS).tolist() == naive_table(moved)
+    assert c.truth_table(moved, **BS).tolist() != c.truth_table(circ, **BS).tolist()
 
 
 @pytest.mark.slow
@@ -332,3 +340,16 @@ def test_negative_control_a_threshold_off_by_one_is_caught():
 def test_ip16_on_2_32_points():
     res = c.count_disagreements(c.ip_depth3(16), "ip")
     assert res.count == 0 and res.n_points == 2**32
+
+
+@needs_jit
+def test_plan_is_built_once_per_circuit_object():
+    circ = random_circuit(np.random.default_rng(8), 12, (5,))
+    a = c.count_disagreements(circ, "parity", **BS)
+    plan = simulate._PLANS[circ]
+    b = c.count_disagreements(circ, "ip", **BS)
+    assert simulate._PLANS[circ] is plan
+    assert (a.count, a.index) == naive_kernels.count_first(naive_table(circ), naive.parity(12), 0,
+                                                           1 << 12)
+    assert (b.count, b.index) == naive_kernels.count_first(naive_table(circ), naive.ip_mod2(6), 0,
+                                                           1 << 12)
