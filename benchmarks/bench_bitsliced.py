@@ -43,8 +43,8 @@ import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_circuits import numpy_count, w1_circuit, w5_circuit  # noqa: E402
 from circuits import _kernels_bitsliced as bits, simulate  # noqa: E402
-from circuits.io import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
-from circuits.progress import progress_bar  # noqa: E402
+from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
+from circuits.utils.progress import progress_bar  # noqa: E402
 
 
 def _key(res):

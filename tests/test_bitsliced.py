@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import circuits as c
 from circuits import _kernels_bitsliced as bits, simulate
-from circuits.errors import InvalidCircuitError
+from circuits.utils.errors import InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from tests import naive, naive_kernels

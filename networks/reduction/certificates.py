@@ -107,16 +107,16 @@ class Certificate:
 
 
 def _forster(M: np.ndarray, n: int) -> tuple[float, str]:
-    """Forster's bound √(pq)/‖S‖₂ (circuits.bounds) for S = sign(M_k), or for H itself when
+    """Forster's bound √(pq)/‖S‖₂ (circuits.analysis.bounds) for S = sign(M_k), or for H itself when
     M_k has a zero entry; rounded up to the least integer consistent with it (a rank is an
     integer)."""
-    from circuits.bounds import forster_sign_rank_bound
+    from circuits.analysis.bounds import forster_sign_rank_bound
 
     S = np.sign(M)
-    source = "circuits.bounds.forster_sign_rank_bound(sign(M_k))"
+    source = "circuits.analysis.bounds.forster_sign_rank_bound(sign(M_k))"
     if not np.isin(S, (-1.0, 1.0)).all():
         S = ip_sign_matrix(n)
-        source = "circuits.bounds.forster_sign_rank_bound(H) (M_k has zero entries)"
+        source = "circuits.analysis.bounds.forster_sign_rank_bound(H) (M_k has zero entries)"
     bound = forster_sign_rank_bound(S)
     return float(bound.inputs["ceil"]), source + f" = {bound.value:.6g}, rounded up"
 

@@ -113,7 +113,7 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
     k_max : int, optional
         Cap on the default (Hoeffding) k.
     client, executor : optional
-        Distribute the margin computation (:func:`circuits.parallel.run_chunks`).
+        Distribute the margin computation (:func:`circuits.utils.parallel.run_chunks`).
     progress : bool
         Progress bars.
     """

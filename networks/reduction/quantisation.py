@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import InvalidCircuitError, ReductionError
+from circuits.utils.errors import InvalidCircuitError, ReductionError
 from circuits.functions import inner_product_mod2
 from circuits.hypercube import as_matrix
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
-from networks.reduction._common import (Depth2Parts, check_positive, depth2_parts, frozen,
+from circuits.utils.validation import check_real
+from networks.reduction._common import (Depth2Parts, depth2_parts, frozen,
                                         instance_code_bits)
 from networks.reduction.stair import FLOAT_SLACK, _steps_per_neuron, build_chain
 
@@ -242,14 +243,14 @@ def quantise(network, instance, *, rho: "float | None" = None, eta: "float | Non
                 f"the network does not beat the trivial predictor on the support: ρ = E[H(1-2N)] "
                 f"= {rho:.4g} <= 0 (THEORY §4.3 needs ρ >= 2γ > 0); train longer or wider, or pass "
                 f"eta= explicitly")
-    rho = check_positive(rho, name="rho", allow_none=True)
+    rho = check_real(rho, minimum=0, name="rho", allow_none=True)
     lines = []
     if eta is None:
         eta = quantisation_grid(rho, parts.width, B, L, m)
         lines.append(f"quantisation (THEORY §4.2): η = ρ/(8wBL√(2m)) = {rho:.4g}/(8·{parts.width}·"
                      f"{B:.4g}·{L:.4g}·{sq:.4g}) = {eta:.4g}")
     else:
-        eta = check_positive(eta, name="eta")
+        eta = check_real(eta, minimum=0, name="eta")
         lines.append(f"quantisation (THEORY §4.2): user grid η = {eta:.4g}")
     if act.jumps:
         if kappa <= 0:
@@ -416,8 +417,8 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
             raise ReductionError(f"the default staircase margin ρ_q/4 needs ρ_q > 0, got ρ_q = "
                                  f"{qn.rho_q:.4g}; pass margin= explicitly (the sup error γ')")
         margin = qn.rho_q / 4.0
-    margin = check_positive(margin, name="margin")
-    top_error = check_positive(top_error, name="top_error")
+    margin = check_real(margin, minimum=0, name="margin")
+    top_error = check_real(top_error, minimum=0, name="top_error")
     if allocation not in ("uniform", "optimal"):
         raise ReductionError(f"allocation must be 'uniform' or 'optimal', got {allocation!r}")
     unit = qn.unit
@@ -505,7 +506,7 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
                                                         + abs(base))
     # exhaustive evaluation of the integer circuit by the circuits kernels
     from circuits import simulate
-    from circuits.progress import progress_bar
+    from circuits.utils.progress import progress_bar
 
     t0 = time.perf_counter()
     bits = np.empty(k_all.shape[0], dtype=np.uint8)

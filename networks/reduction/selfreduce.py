@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import DimensionError, ReductionError
+from circuits.utils.errors import DimensionError, ReductionError
 from circuits.functions import inner_product_mod2
 from circuits.hypercube import as_matrix
-from circuits.rng import as_rng
-from networks.reduction._common import check_positive, frozen
+from circuits.utils.rng import as_rng
+from circuits.utils.validation import check_real
+from networks.reduction._common import frozen
 
 __all__ = ["SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "hoeffding_k",
            "ip_sign_matrix", "twist_sign", "synthetic_approximator", "random_shifts",
@@ -104,7 +105,7 @@ def _check_shifts(shifts, n: int) -> np.ndarray:
 
 
 class _Chunk:
-    """Picklable chunk function for circuits.parallel.run_chunks: rows [start, stop)."""
+    """Picklable chunk function for circuits.utils.parallel.run_chunks: rows [start, stop)."""
 
     def __init__(self, V, shifts, n):
         self.V, self.shifts, self.n = V, shifts, n
@@ -132,7 +133,7 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
     shifts : int (k, 2)
         Rows (r, s).
     client, executor : optional
-        Passed to :func:`circuits.parallel.run_chunks` (rows split into chunks); default: one
+        Passed to :func:`circuits.utils.parallel.run_chunks` (rows split into chunks); default: one
         call of the parallel numba kernel.
     """
     from networks import _kernels
@@ -146,7 +147,7 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
         blocks = min(size, 4 * numba.get_num_threads())      # prefix table is blocks x k
         G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
         return G, prefix.min(axis=0)
-    from circuits.parallel import run_chunks
+    from circuits.utils.parallel import run_chunks
 
     parts = run_chunks(_Chunk(V, sh, n), size, combine=_merge, initial={}, executor=executor,
                        client=client, chunk_size=min(size, ROWS_PER_CHUNK), progress=progress,
@@ -174,9 +175,9 @@ def hoeffding_k(M: float, rho: float, n: int, *, delta: float = 0.5) -> int:
     >>> hoeffding_k(1.0, 1.0, 1)            # 32·(2 ln 2 + ln 4) = 88.7
     89
     """
-    M = check_positive(M, name="M")
-    rho = check_positive(rho, name="rho")
-    delta = check_positive(delta, name="delta")
+    M = check_real(M, minimum=0, name="M")
+    rho = check_real(rho, minimum=0, name="rho")
+    delta = check_real(delta, minimum=0, name="delta")
     if delta >= 1:
         raise ReductionError(f"delta is a failure probability in (0, 1), got {delta}")
     return int(math.ceil((32.0 * M * M / (rho * rho)) * (2 * n * math.log(2) + math.log(2 / delta))))
@@ -297,7 +298,7 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
         Cap on the default k (the margins of all prefixes are exact anyway; the certificate then
         omits the Hoeffding link).
     client, executor : optional
-        Split the computation with :func:`circuits.parallel.run_chunks`.
+        Split the computation with :func:`circuits.utils.parallel.run_chunks`.
     progress : bool
         Progress bar (implies chunked execution).
 
