@@ -289,10 +289,12 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     Examples
     --------
     >>> from circuits.constructions import ip_depth3
-    >>> kernel_plan(ip_depth3(4)).kernel
+    >>> kernel_plan(ip_depth3(16)).kernel           # 2^32 points, weights 1
     'bitsliced'
+    >>> kernel_plan(ip_depth3(4)).kernel            # 256 points: not worth building masks
+    'lowhigh'
     >>> from circuits.threshold import ThresholdCircuit
-    >>> kernel_plan(ThresholdCircuit.single_gate([2**40] * 10, 1)).kernel
+    >>> kernel_plan(ThresholdCircuit.single_gate([2**40] * 30, 1)).kernel   # large weights
     'lowhigh'
     """
     c = _as_circuit(circuit)
