@@ -96,18 +96,19 @@ def _ctz(x):
     return _popcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _layer1_masks(W1, lo, mlen, moff, L1, total):
     """The mask table of layer 1: the NW words at moff[j] + i * NW are {a : s_j(a) >= lo_j + i}.
 
     First the plane with index s_j(a) - lo_j gets lane a, then a suffix OR from the top index
     down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).  The last NW words of
-    the table stay zero: the all-zero plane that pads the compressors.
+    the table stay zero: the all-zero plane that pads the compressors.  Gates run in parallel;
+    iteration j writes only gate j's words.
     """
     masks = np.zeros(total, dtype=np.uint64)
     g1 = W1.shape[0]
-    s = np.empty(LANES, dtype=np.int64)
-    for j in range(g1):
+    for j in prange(g1):
+        s = np.empty(LANES, dtype=np.int64)
         s[0] = 0
         top = 0
         for a in range(1, LANES):          # s[a] = s[a - 2^top] + w_top: one add per lane
