@@ -87,6 +87,15 @@ def bench_workload(wid, N, width, repeats, *, ip=False, numpy_fraction=16):
     times = _common.interleaved({"bitsliced": run("bitsliced"), "bitsliced_cold": cold,
                                  "lowhigh": run("lowhigh")}, repeats)
     count, first = _check_same(times)
+    import numba
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)        # the kernel-work ratio, free of thread scheduling on a busy box
+    try:
+        one = _common.interleaved({"bitsliced": run("bitsliced"), "lowhigh": run("lowhigh")},
+                                  3)
+    finally:
+        numba.set_num_threads(threads)
+    _check_same(one)
     part = (1 << N) // numpy_fraction
     ours_part = _slice(circ, target, 0, part, "bitsliced")[0]
     base = _common.interleaved({"numpy": lambda: numpy_count(circ, 0, part, ip=ip)}, 3)["numpy"]
@@ -103,6 +112,8 @@ def bench_workload(wid, N, width, repeats, *, ip=False, numpy_fraction=16):
             "bitsliced": b.to_dict(), "bitsliced_cold": times["bitsliced_cold"].to_dict(),
             "ratio_lowhigh_cold": lh.median / times["bitsliced_cold"].median,
             "lowhigh": lh.to_dict(), "numpy": base.to_dict(),
+            "one_thread": {k: t.to_dict() for k, t in one.items()},
+            "ratio_one_thread": one["lowhigh"].median / one["bitsliced"].median,
             "numpy_fraction": numpy_fraction,
             "numpy_extrapolated_s": base.median * numpy_fraction,
             "ratio_lowhigh": lh.median / b.median,
@@ -213,6 +224,11 @@ def render(res) -> str:
                          f"(×{r['numpy_fraction']} of a slice) | {r['ratio_numpy']:.0f}× | "
                          f"{r['plan_build_s'] * 1e3:.2g} ms | {r['load_before']:.1f}/"
                          f"{r['load_after']:.1f} |")
+        lines.append("")
+        lines.append("On one numba thread (same run, repeat calls): " + "; ".join(
+            f"{r['id']} bitsliced {_ms(r['one_thread']['bitsliced'])} vs lowhigh "
+            f"{_ms(r['one_thread']['lowhigh'])} = {r['ratio_one_thread']:.1f}×"
+            for r in res["workloads"]))
         lines.append("")
     for r in res.get("ip", []):
         b = r["bitsliced"]
