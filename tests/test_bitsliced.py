@@ -353,3 +353,14 @@ def test_plan_is_built_once_per_circuit_object():
                                                            1 << 12)
     assert (b.count, b.index) == naive_kernels.count_first(naive_table(circ), naive.ip_mod2(6), 0,
                                                            1 << 12)
+
+
+def test_tiny_circuits_also_with_the_jit_disabled():
+    """Runs as plain Python under NUMBA_DISABLE_JIT=1 too (the kernels' pure-Python twin run)."""
+    rng = np.random.default_rng(21)
+    for widths in [(), (3,), (2, 2)]:
+        circ = random_circuit(rng, 4, widths, wmax=3)
+        ref = naive_table(circ)
+        assert c.truth_table(circ, **BS).tolist() == ref
+        res = c.count_disagreements(circ, "parity", **BS)
+        assert (res.count, res.index) == naive_kernels.count_first(ref, naive.parity(4), 0, 16)
