@@ -34,8 +34,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
@@ -152,10 +150,10 @@ def bench_grid(repeats, Ns, widths, wmaxes):
             for wmax in wmaxes:
                 circ = w1_circuit(N, width, seed=11, wmax=wmax)
                 plan = c.kernel_plan(circ)
-                cands = {"lowhigh": lambda: c.count_ones(circ, kernel="lowhigh")}
+                cands = {"lowhigh": lambda circ=circ: c.count_ones(circ, kernel="lowhigh")}
                 try:                                 # time it wherever it applies
                     c.kernel_plan(circ, "bitsliced")
-                    cands["bitsliced"] = lambda: c.count_ones(circ, kernel="bitsliced")
+                    cands["bitsliced"] = lambda circ=circ: c.count_ones(circ, kernel="bitsliced")
                 except c.InvalidCircuitError:
                     pass
                 for fn in cands.values():
