@@ -1,5 +1,6 @@
 """The papers' constructions (THEORY §3.2-3.6, E6, E14-E17): widths, weights and errors asserted."""
 
+import dataclasses
 import json
 import math
 
@@ -12,7 +13,7 @@ from scipy import integrate
 
 from circuits.utils.errors import DimensionError
 from embeddings import HardInstance
-from networks import SigmaNetwork
+from networks import DenseLayer, SigmaNetwork
 from networks import constructions as cs
 from circuits.utils.errors import InvalidNetworkError
 from tests import naive_constructions as naive
@@ -478,3 +479,61 @@ def test_bad_input():
         c.measured_error(np.zeros((5, 3)), np.zeros(4))
     with pytest.raises(DimensionError, match=r"shape \(n_points, 2\)"):
         cs.ses_theorem4_target(np.zeros((3, 3)), 2)
+
+
+# ============================================================================ negative controls
+# Every "measured error <= certified bound" / "exact on the support" claim above has a twin here:
+# the same check, on the same points, must FAIL for the construction with one unit removed.
+
+def _without_strongest_output_unit(c):
+    """``c`` with the last hidden unit of largest |output weight| disconnected from the output."""
+    layers = list(c.network.layers)
+    W = layers[-1].weights.copy()
+    j = int(np.argmax(np.abs(W[0])))
+    assert W[0, j] != 0.0
+    W[0, j] = 0.0
+    layers[-1] = DenseLayer(W, layers[-1].bias)
+    return dataclasses.replace(c, network=c.network.with_layers(layers))
+
+
+def _ball_and_sphere(d, seed):
+    return np.vstack([cs.random_ball(2000, d, seed=seed), cs.random_sphere(500, d, seed=seed + 1)])
+
+
+_BOUNDED = {
+    "lemma": (lambda: cs.lipschitz_relu_sum(lambda t: np.sin(3.0 * t), 3.0, 1.0, 0.01),
+              lambda: np.linspace(-1, 1, 20_001).reshape(-1, 1)),
+    "squared_norm": (lambda: cs.squared_norm_depth2(10, 8), lambda: _ball_and_sphere(10, 18)),
+    "daniely": (lambda: cs.inner_product_depth3(lambda t: np.sin(np.pi * t), np.pi, 2, 0.3),
+                lambda: _pairs(2000, 2, 3)),
+    "norm_power": (lambda: cs.norm_power_depth2(3, 2, 0.05), lambda: _ball_and_sphere(3, 1)),
+    "theorem4": (lambda: cs.ses_theorem4_depth3(2, 0.002), lambda: _ball_and_sphere(2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BOUNDED))
+def test_negative_control_one_unit_removed_exceeds_the_bound(name):
+    build, points = _BOUNDED[name]
+    c, X = build(), points()
+    assert c.measured_error(X) <= c.error_bound                  # the claim ...
+    assert _without_strongest_output_unit(c).measured_error(X) > c.error_bound   # ... can fail
+
+
+def test_negative_control_perturbed_ip_nets_are_not_exact():
+    inst = HardInstance(3)
+    sup = inst.support()
+    c = cs.ip_depth3_relu(3, inst.m)
+    assert c.measured_error(sup.points, sup.labels) <= _tol(c)
+    assert _without_strongest_output_unit(c).measured_error(sup.points, sup.labels) >= 0.5
+    # a relative change of 1e-6 in one first-layer weight is already seen on the support
+    layers = list(c.network.layers)
+    W = layers[0].weights.copy()
+    W[0, 0] *= 1 + 1e-6
+    layers[0] = DenseLayer(W, layers[0].bias)
+    tiny = dataclasses.replace(c, network=c.network.with_layers(layers))
+    assert tiny.measured_error(sup.points, sup.labels) > max(_tol(c), 1e-7)
+    rc = cs.ip_depth3_relu_rcube(3)
+    from circuits.hypercube import points
+    worst_corner = np.where(points(6) == 1, 0.75, 0.25)
+    assert rc.measured_error(worst_corner) <= 1e-12
+    assert _without_strongest_output_unit(rc).measured_error(worst_corner) >= 0.5
