@@ -384,3 +384,30 @@ def test_large_transform_involution(dtype, rng):
     else:
         walsh_hadamard_(w)
     assert np.array_equal(w, x.astype(w.dtype) * (1 << 24))
+
+
+# ----------------------------------------------------------------------------- negative controls
+# The bentness, nonlinearity and gate-lemma checks above must reject functions that break them.
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_negative_control_one_flipped_entry_is_not_bent(n, rng):
+    table = InnerProductMod2(n).truth_table().copy()
+    k = int(rng.integers(0, table.size))
+    table[k] ^= 1
+    w = fourier_coefficients(table)
+    assert not np.all(np.abs(w) == 1 << n)                       # bentness check fails
+    assert int(np.abs(w).max()) == (1 << n) + 2                  # every coefficient moved by 2
+    nonlinearity = (1 << (2 * n - 1)) - int(np.abs(w).max()) // 2
+    assert nonlinearity == A006516[n] - 1 < A006516[n]
+    others = (Parity(2 * n),) if n == 1 else (Parity(2 * n), Majority(2 * n))  # MAJ_2 = OR is bent
+    for f in others:
+        assert not np.all(np.abs(fourier_coefficients(f)) == 1 << n)
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_negative_control_gate_lemma_rejects_ip_itself(n):
+    """IP_n is a depth-2 circuit, not a gate: with c_g = 2 its |sum H g| breaks the bound."""
+    ip = InnerProductMod2(n).truth_table().astype(np.int64)
+    sum_hg = int(((1 - 2 * ip) * ip).sum())
+    assert sum_hg == -A006516[n]
+    assert not gate_lemma_bound(n, 4).satisfied_by(sum_hg)

@@ -204,9 +204,11 @@ def test_depth2_of_threshold_and_constant_functions():
 
 
 def test_depth2_search_on_ip2_is_exact():
+    # IP_2 is not a threshold function (one gate is not enough) and two hidden gates are
+    assert min_depth2_size(inner_product_mod2(2), 1).size is None
     res = min_depth2_size(inner_product_mod2(2), 2)
-    if res.size is not None:
-        assert truth_table(res.circuit).tolist() == inner_product_mod2(2).tolist()
+    assert res.size == 2 and res.circuit.layers[0].weights.shape[0] == 2
+    assert truth_table(res.circuit).tolist() == inner_product_mod2(2).tolist()
 
 
 def test_depth2_budget_error():
