@@ -616,3 +616,40 @@ def test_target_equals_label_on_support_n8(tau):
         assert np.array_equal(inst.decode(S.points), S.bits)
     r = inst.check_lipschitz(2000, seed=0)
     assert r.ok and r.max_ratio["adversarial"] >= 1 - 1e-9
+
+
+# ----------------------------------------------------------------------------- negative controls
+# Each certified property above has a twin here that shows its check detects a violation.
+
+@pytest.mark.parametrize("n", [3, 6, 9])
+def test_negative_control_bad_generator_fails_the_code_bounds(n):
+    """[I | 0] (a code of distance 1) must fail the search's random-code and Lipschitz claims."""
+    m = 4 * n
+    bad = E.CodeEmbedding.from_generator(np.hstack([np.eye(n, dtype=np.uint8),
+                                                    np.zeros((n, m - n), dtype=np.uint8)]))
+    assert bad.min_distance == 1 == naive.min_distance(bad.generator.tolist())[0]
+    assert not E.random_code_distance_bound(n, m) <= bad.min_distance
+    assert E.ip_lipschitz_bound(bad) == pytest.approx(math.sqrt(m / 2))   # the cube's blow-up
+    assert E.check_embedding(bad).ok          # an injective code: the contract alone is not enough
+
+
+def test_negative_control_overstated_distance_breaks_the_target(monkeypatch):
+    """A certificate claiming d_C + 1 (one more than the truth) makes f_d miss the labels."""
+    d = E.HardInstance(3, seed=0).embedding.min_distance
+    monkeypatch.setattr(E.CodeEmbedding, "min_distance", property(lambda self: self._d + 1))
+    inst = E.HardInstance(3, seed=0)
+    assert inst.embedding.min_distance == d + 1
+    S = inst.support()
+    assert np.abs(inst.target(S.points) - S.labels).max() > 1e-3
+    x0, x1, k0, k1 = inst.delta_star_witness()
+    assert float(np.linalg.norm(x0 - x1)) < inst.delta_star - 1e-3   # the claimed gap is not real
+
+
+@pytest.mark.parametrize("n,tau", [(2, 0.0), (3, 0.15)])
+def test_negative_control_understated_lipschitz_constant_is_caught(n, tau, monkeypatch):
+    inst = E.HardInstance(n, tau=tau, seed=0)
+    assert inst.check_lipschitz(300, seed=n).ok
+    monkeypatch.setattr(type(inst), "lipschitz_constant",
+                        property(lambda self: 0.95 / self.delta_star))
+    r = inst.check_lipschitz(300, seed=n)
+    assert not r.ok and r.max_ratio["adversarial"] >= 1 / 0.95 - 1e-9
