@@ -21,15 +21,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from circuits.utils.errors import DimensionError
-from circuits.hypercube import bits_of, check_exhaustive, check_n_bits, split_index
+from circuits.functions import inner_product_mod2, ip_values
+from circuits.hypercube import bits_of, check_exhaustive, check_n_bits, index_of, split_index
 from circuits.utils.progress import progress_bar
-from circuits.utils.rng import as_rng
+from circuits.utils.rng import as_rng, uniform_ball
 from embeddings import _kernels
 from embeddings.base import NORM_ATOL, ProductEmbedding, as_points
 from embeddings.code import MAX_CODE_BITS, CodeEmbedding
 
 __all__ = ["HardInstance", "PairInstance", "Support", "InstanceSummary", "LipschitzReport",
-           "uniform_ball", "MAX_TAU", "MAX_INSTANCE_BITS"]
+           "MAX_TAU", "MAX_INSTANCE_BITS"]
 
 #: Largest box noise radius (THEORY §2.2; the depth-3 net and the margins assume tau <= 0.15).
 MAX_TAU = 0.15
@@ -69,7 +70,8 @@ class Support:
 
 @dataclass(frozen=True)
 class InstanceSummary:
-    """The numbers describing a hard instance: ``str()`` is a table, ``to_dict()`` JSON-ready."""
+    """The numbers describing a hard instance: ``str()`` is the table of
+    :meth:`HardInstance.summary`, ``to_dict()`` the record of :meth:`HardInstance.to_dict`."""
 
     n: int
     m: int
@@ -126,23 +128,10 @@ class LipschitzReport:
                 "max_ratio": dict(self.max_ratio), "ok": self.ok}
 
 
-def uniform_ball(k: int, dim: int, seed=None, *, radius: float = 1.0) -> np.ndarray:
-    """``k`` points uniform in the ball of radius ``radius`` in R^dim (float64 ``(k, dim)``).
-
-    Examples
-    --------
-    >>> x = uniform_ball(1000, 5, seed=0)
-    >>> x.shape, bool((np.linalg.norm(x, axis=1) <= 1).all())
-    ((1000, 5), True)
-    """
-    rng = as_rng(seed)
-    k = int(k)
-    dim = check_n_bits(dim, name="dim", minimum=1, maximum=1 << 20)
-    g = rng.standard_normal((k, dim))
-    norms = np.linalg.norm(g, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    r = radius * rng.random((k, 1)) ** (1.0 / dim)
-    return g / norms * r
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
 
 
 class PairInstance:
@@ -220,9 +209,19 @@ class PairInstance:
 
     def labels_of(self, k) -> np.ndarray:
         """``IP(a, b)`` of cube indices ``k = a + 2^n b`` as uint8."""
-        k = self._check_indices(k)
-        a, b = split_index(k, self._n)
-        return (np.bitwise_count(a & b) & 1).astype(np.uint8)
+        return ip_values(self._check_indices(k), self._n)
+
+    def ip_table(self) -> np.ndarray:
+        """``IP(a, b)`` for all 4^n pairs in cube order (uint8, read-only), computed once.
+
+        The same array as ``support().labels``, without the 4^n points: 4^n bytes, so it exists
+        wherever those fit in memory even when the points do not.
+        """
+        table = self.__dict__.get("_ip_table_cache")
+        if table is None:
+            table = _read_only(inner_product_mod2(self._n, allow_large=True))
+            self._ip_table_cache = table
+        return table
 
     def _support_chunk(self, k: np.ndarray) -> Support:
         return Support(points=self._support_points(k),
@@ -232,16 +231,28 @@ class PairInstance:
     def support(self, *, allow_large: bool = False) -> Support:
         """All 4^n support points (or box centres), with bits and labels, in cube order.
 
+        Built once per instance and cached (an instance is immutable); the arrays are
+        read-only, so copy before modifying (``X = support.points.copy()``).  ``labels`` is
+        :meth:`ip_table`.
+
         Raises
         ------
         DimensionError
             When 4^n rows do not fit (see :func:`circuits.hypercube.check_exhaustive`); use
             :meth:`iter_support` to stream.
         """
+        cached = self.__dict__.get("_support_cache")
+        if cached is not None:
+            return cached
         check_exhaustive(2 * self._n, allow_large=allow_large,
                          bytes_per_point=8 * self.dim + 2 * self._n + 9,
                          what="support() (use iter_support(chunk=...) to stream)")
-        return self._support_chunk(np.arange(self.support_size, dtype=np.int64))
+        k = np.arange(self.support_size, dtype=np.int64)
+        sup = Support(points=_read_only(self._support_points(k)),
+                      bits=_read_only(bits_of(k, 2 * self._n).reshape(-1, 2 * self._n)),
+                      labels=self.ip_table(), indices=_read_only(k))
+        self._support_cache = sup
+        return sup
 
     def iter_support(self, chunk: int = 1 << 16, *, progress: bool = False):
         """Yield the support in cube order as :class:`Support` chunks of at most ``chunk`` rows."""
@@ -322,9 +333,7 @@ class PairInstance:
 
     def rounded_label(self, points) -> np.ndarray:
         """``IP(dec(x))`` (uint8): equals f_d on the support, discontinuous elsewhere."""
-        z = self.decode(points)
-        n = self._n
-        return ((z[:, :n] & z[:, n:]).sum(axis=1) & 1).astype(np.uint8)
+        return ip_values(index_of(self.decode(points)), self._n)
 
     def delta_star_witness(self):
         """A label-0 point and a label-1 point of the support at distance exactly delta*.
@@ -523,7 +532,7 @@ class HardInstance(PairInstance):
         return np.clip(x, -s, s)
 
     def _domain_sample(self, k: int, g) -> np.ndarray:
-        return uniform_ball(k, self.dim, g)
+        return uniform_ball(k, self.dim, seed=g)
 
     def _tables(self, x: np.ndarray):
         m = self._m
@@ -616,8 +625,9 @@ class HardInstance(PairInstance):
         """
         return np.concatenate([self._embedding.sign_flip(r), self._embedding.sign_flip(s)])
 
-    def summary(self) -> InstanceSummary:
-        """Sizes, certified distance, delta*, L, support size and the best constant MSE.
+    def summary(self) -> str:
+        """Sizes, certified distance, delta*, L, support size and the best constant MSE, as a
+        printable table (``to_dict()`` gives the same numbers JSON-ready).
 
         Examples
         --------
@@ -635,6 +645,9 @@ class HardInstance(PairInstance):
         P(label = 1)            0.468750
         best constant MSE       0.249023
         """
+        return str(self._record())
+
+    def _record(self) -> InstanceSummary:
         e = self._embedding
         return InstanceSummary(n=self._n, m=self._m, d=self.dim, tau=self._tau, seed=e.seed,
                                tries=e.tries, min_distance=e.min_distance,
@@ -644,10 +657,12 @@ class HardInstance(PairInstance):
                                label_one_fraction=self.label_one_fraction,
                                best_constant_mse=self.best_constant_mse)
 
-    def to_dict(self) -> dict:
-        """Summary plus the generator rows (JSON-ready)."""
-        out = self.summary().to_dict()
-        out["generator"] = self._embedding.to_dict()["generator"]
+    def to_dict(self, *, generator: bool = True) -> dict:
+        """The numbers of :meth:`summary` (JSON-ready), plus the generator rows unless
+        ``generator=False``."""
+        out = self._record().to_dict()
+        if generator:
+            out["generator"] = self._embedding.to_dict()["generator"]
         return out
 
     def __repr__(self) -> str:

@@ -137,7 +137,7 @@ def train_network(instance, *, width: int, activation: str, gamma: float, epochs
 
 def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int):
     """Step 1 on the original network: staircase, checked on the support and in the ball (E11)."""
-    from embeddings.instance import uniform_ball
+    from circuits.utils.rng import uniform_ball
     from networks.reduction import staircase, staircase_gate_count
     from networks.reduction._common import depth2_parts
 
@@ -211,7 +211,7 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
               "activation": net.activation.name, "seed": args.seed, "mse": mse,
               "gamma": 0.25 - mse, "rho": rho, "training": train_info,
-              "instance": instance.summary().to_dict(), "versions": _versions()}
+              "instance": instance.to_dict(generator=False), "versions": _versions()}
     if rho <= 0:
         record.update(error=f"the trained network does not beat the trivial predictor (ρ = "
                             f"{rho:.4g} <= 0); train longer (--epochs) or wider (--width)",

@@ -444,7 +444,7 @@ def e10(ctx):
 @row("E11", "staircase", "#gates = w⌈2RLwB/γ'⌉; |N - N_stair| <= γ' on random ball + all support "
                          "points; same signs (exact counts)")
 def e11(ctx):
-    from embeddings.instance import uniform_ball
+    from circuits.utils.rng import uniform_ball
     from networks.reduction import staircase, staircase_gate_count
     from networks.reduction._common import depth2_parts
     worst = 0.0
@@ -545,8 +545,8 @@ def e14(ctx):
         L = math.pi * j
         con = cs.inner_product_depth3(lambda t, j=j: np.sin(np.pi * j * t), L, d, eps)
         widths_ok &= con.widths[0] == d * 2 * math.ceil(8 * L * d / eps)
-        X = cs.random_sphere(n_pairs, d, seed=ctx.seed)
-        Y = cs.random_sphere(n_pairs, d, seed=ctx.seed + 1)
+        X = uniform_sphere(n_pairs, d, seed=ctx.seed)
+        Y = uniform_sphere(n_pairs, d, seed=ctx.seed + 1)
         err = con.measured_error(np.concatenate([X, Y], axis=1))
         worst = max(worst, err / eps)
     note = "" if ctx.full else f"quick: (j, d, ε) = {cases}, 10^4 pairs (THEORY: j <= 5, d <= 20, 10^5)"
@@ -562,7 +562,7 @@ def e15(ctx):
     for d in (2, 10, 100):
         for K in (8, 32, 128):
             con = cs.squared_norm_depth2(d, K)
-            X = cs.random_ball(ctx.size(20_000, 100_000), d, seed=ctx.seed)
+            X = uniform_ball(ctx.size(20_000, 100_000), d, seed=ctx.seed)
             h = 2 / K
             mids = -1 + h / 2 + h * np.arange(K)
             M = np.zeros((len(mids) ** 2, d))
@@ -585,7 +585,7 @@ def e16(ctx):
     from networks import constructions as cs
     Ns = [16, 64, 256] if not ctx.full else [16, 64, 256, 1024]
     eps = ctx.size(0.02, 0.01)
-    X = cs.random_ball(ctx.size(2000, 5000), 3, seed=ctx.seed)
+    X = uniform_ball(ctx.size(2000, 5000), 3, seed=ctx.seed)
     errs = []
     for N in Ns:
         con = cs.radial_ridge_depth2(lambda r: np.cos(3 * r), lambda r: -3 * np.sin(3 * r),
@@ -608,7 +608,7 @@ def e16(ctx):
 def e17(ctx):
     from networks import constructions as cs
     vals = {d: cs.ses_theorem4_lipschitz(d) for d in (2, 5, 10)}
-    mc = max(float(np.linalg.norm(cs.ses_theorem4_gradient(cs.random_ball(20_000, d, seed=1)),
+    mc = max(float(np.linalg.norm(cs.ses_theorem4_gradient(uniform_ball(20_000, d, seed=1)),
                                   axis=1).max()) for d in (2, 5, 10))
     ok = all(abs(v - SES_T4_LIPSCHITZ) <= 1e-6 for v in vals.values()) and mc <= 2 + 1e-12
     return {"measured": ", ".join(f"{v:.7f}" for v in vals.values()) + f"; random points max {mc:.4f}",

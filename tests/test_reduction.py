@@ -12,7 +12,7 @@ import pytest
 import naive_reduction as naive
 from circuits.utils.errors import DimensionError, InvalidArgumentError, ReductionError
 from embeddings import HardInstance
-from embeddings.instance import uniform_ball
+from circuits.utils.rng import uniform_ball
 from networks import SigmaNetwork, get_activation
 from networks.activations import ACTIVATIONS
 from networks.reduction import (certify, correlation_width_bound, exact_shift_average,
