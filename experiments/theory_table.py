@@ -467,7 +467,7 @@ def e11(ctx):
         margin = st["margin"]
         L = parts.activation.lipschitz(parts.radius_global + 1.0)
         if L > 0:
-            su = staircase(net, margin=margin, allocation="uniform", range="global",
+            su = staircase(net, margin=margin, allocation="uniform", range_mode="global",
                            max_gates=50_000_000)
             count_ok &= su.n_gates == staircase_gate_count(parts.width, parts.radius_global, L,
                                                             parts.weight_bound, margin)
@@ -520,7 +520,7 @@ def e13(ctx):
     from networks import legendre as lg
     vals = {}
     for d in range(3, 11):
-        vals[d] = lg.daniely_tail_norm(d)
+        vals[d] = lg.daniely_tail_norm(d, squared=True)
     ok = all(abs(v - DANIELY_TAIL.get(d, 0.5)) <= 1e-3 for d, v in vals.items())
     ok &= all(v >= (1 / (5 * math.e * math.pi)) ** 2 for v in vals.values())
     wb = {d: lg.daniely_width_bound_log2(d) for d in DANIELY_WIDTH_LOG2}

@@ -18,6 +18,7 @@ Examples
 """
 
 from circuits.analysis.spectral import (Correlation, GateCorrelation, WalshSpectrum, correlation,
+                                        correlation_counts,
                                         degree, fourier_coefficients, gate_ip_correlation,
                                         influences, noise_sensitivity, spectral_norm,
                                         total_influence, walsh_hadamard, walsh_hadamard_,
@@ -40,7 +41,7 @@ __all__ = [
     # spectral
     "walsh_hadamard", "walsh_hadamard_", "WalshSpectrum", "walsh_spectrum", "fourier_coefficients",
     "degree", "spectral_norm", "influences", "total_influence", "noise_sensitivity",
-    "Correlation", "correlation", "GateCorrelation", "gate_ip_correlation",
+    "Correlation", "correlation", "correlation_counts", "GateCorrelation", "gate_ip_correlation",
     # communication
     "sign_matrix", "rectangle_sum", "discrepancy", "DiscrepancySearch", "max_discrepancy_search",
     "matrix_spectral_norm", "numerical_rank",

@@ -40,7 +40,8 @@ from circuits.threshold import ThresholdCircuit, as_int64_array
 __all__ = [
     "walsh_hadamard", "walsh_hadamard_", "WalshSpectrum", "walsh_spectrum",
     "fourier_coefficients", "degree", "spectral_norm", "influences", "total_influence",
-    "noise_sensitivity", "Correlation", "correlation", "GateCorrelation", "gate_ip_correlation",
+    "noise_sensitivity", "Correlation", "correlation", "correlation_counts", "GateCorrelation",
+    "gate_ip_correlation",
 ]
 
 #: Largest transform length exponent accepted (indices are int64; memory decides before this).
@@ -534,7 +535,7 @@ def _n_inputs_of(f):
     return t.shape[0].bit_length() - 1
 
 
-def correlation(f, g, *, client=None, executor=None, return_counts: bool = False):
+def correlation(f, g, *, client=None, executor=None) -> float:
     """Exact correlation E_{z uniform}[(-1)^f(z) (-1)^g(z)] = 1 - 2 d / 2^N, d = #{f != g}.
 
     Parameters
@@ -544,16 +545,13 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
         Must have the same number of inputs N.  When one of them is a circuit the count
         streams through :func:`circuits.count_disagreements` (no table, any N up to 62), and
         ``client`` / ``executor`` are forwarded to it (Dask or concurrent.futures).
-    return_counts : bool
-        Return a :class:`Correlation` ``(value, agreements, disagreements, n_points)`` instead
-        of the float.
 
     Returns
     -------
-    float or Correlation
-        The value is computed from the integer count d as ``(2^N - 2d) / 2^N``: an integer
-        divided by a power of two, hence *exact* in float64 for N <= 52 (the numerator has at most
-        53 bits).  For larger N use ``return_counts=True`` and ``.exact``.
+    float
+        Computed from the integer count d as ``(2^N - 2d) / 2^N``: an integer divided by a
+        power of two, hence *exact* in float64 for N <= 52 (the numerator has at most 53 bits).
+        For larger N, or for the counts themselves, use :func:`correlation_counts`.
 
     Examples
     --------
@@ -562,8 +560,20 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
     1.0
     >>> correlation([0, 0, 0, 1], [0, 1, 0, 1])          # AND vs z0: agree on 3 of 4 points
     0.5
-    >>> correlation("ip", [0] * 16, return_counts=True).disagreements  # #IP_2 = 1: A006516(2)
+    """
+    return correlation_counts(f, g, client=client, executor=executor).value
+
+
+def correlation_counts(f, g, *, client=None, executor=None) -> Correlation:
+    """:func:`correlation` with the integer counts it comes from: a :class:`Correlation`
+    ``(value, agreements, disagreements, n_points)``; ``.exact`` is the Fraction.
+
+    Examples
+    --------
+    >>> correlation_counts("ip", [0] * 16).disagreements  # #IP_2 = 1: A006516(2)
     6
+    >>> correlation_counts([0, 0, 0, 1], [0, 1, 0, 1]).exact
+    Fraction(1, 2)
     """
     nf, ng = _n_inputs_of(f), _n_inputs_of(g)
     if nf is None and ng is None:
@@ -585,10 +595,7 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
         tg = as_boolean_function(g, N).truth_table()
         d = int(np.count_nonzero(tf != tg))
     n_points = 1 << N
-    value = (n_points - 2 * d) / n_points
-    if return_counts:
-        return Correlation(value, n_points - d, d, n_points)
-    return value
+    return Correlation((n_points - 2 * d) / n_points, n_points - d, d, n_points)
 
 
 @dataclass(frozen=True)
