@@ -95,6 +95,22 @@ def ip_depth3_relu(n, m: int | None = None, *, tau: float | None = None) -> Cons
     >>> c.network(X).tolist(), c.target(X).tolist()
     ([0.0, 1.0], [0.0, 1.0])
     """
+    n, m, tau = _ip_args(n, m, tau)
+    d = 2 * m
+    first, mid, out, widths, wbound, formula = _ip_layers(n, m, tau)
+    net = SigmaNetwork([first, mid, out], activation="relu")
+    return Construction(
+        network=net, name="ip_depth3_relu", target=lambda X: ip_of_decoded(X, n, m),
+        width_formula=widths, formula=formula, weight_formula=wbound, error_bound=0.0,
+        accuracy=0.0, domain=("support of mu_0 (the 4^n hard points)" if tau == 0.0 else
+                              f"support of mu_tau (boxes), tau = {tau:g}"),
+        params={"n": n, "m": m, "d": d, "tau": tau, "exact_in_floats": _exact_scaling(m),
+                "max_abs_weight_no_bias": max(float(np.abs(layer.weights).max())
+                                              for layer in net.layers)})
+
+
+def _ip_args(n, m, tau):
+    """``(n, m, tau)`` validated, taken from an instance when ``n`` is one."""
     if all(hasattr(n, a) for a in ("n", "m", "tau")) and not isinstance(n, (int, np.integer)):
         if m is not None or tau is not None:
             raise TypeError("pass either an instance or n (with m, tau), not both")
@@ -108,6 +124,12 @@ def ip_depth3_relu(n, m: int | None = None, *, tau: float | None = None) -> Cons
         raise TypeError(f"tau must be a real number, got {type(tau).__name__}") from None
     if not (0.0 <= tau < 0.5):
         raise InvalidNetworkError(f"tau must satisfy 0 <= tau < 1/2 (box half-diagonal), got {tau!r}")
+    return n, m, tau
+
+
+def _ip_layers(n: int, m: int, tau: float):
+    """The three layers of §3.2 with their width and weight formulas:
+    ``(first, mid, out, widths, weight_bound, formula)``."""
     d = 2 * m
     s = math.sqrt(m / 2)
     idx = np.arange(n)
@@ -115,33 +137,19 @@ def ip_depth3_relu(n, m: int | None = None, *, tau: float | None = None) -> Cons
         W1 = np.zeros((n, d))
         W1[idx, idx] = s
         W1[idx, m + idx] = s
-        first = DenseLayer(W1, np.zeros(n))
         mid, out = _tri_layers(n, np.ones(n))
-        widths = (n, n + 1)
-        wbound = max(s, 2.0, float(n))
-        formula = "n, n + 1; max|weight| = max(sqrt(m/2), 2), biases up to n"
-    else:
-        c = (1 + tau) * s
-        W1 = np.zeros((2 * n, d))
-        W1[idx, idx] = c
-        W1[idx, m + idx] = c
-        W1[n + idx, idx] = c
-        W1[n + idx, m + idx] = c
-        b1 = np.concatenate([np.full(n, -tau), np.full(n, -(1 - tau))])
-        first = DenseLayer(W1, b1)
-        mid, out = _tri_layers(n, np.concatenate([np.ones(n), -np.ones(n)]) / (1 - 2 * tau))
-        widths = (2 * n, n + 1)
-        wbound = max(c, 2.0, 1 / (1 - 2 * tau), n)
-        formula = "2n, n + 1; max|weight| = max((1+tau) sqrt(m/2), 2, 1/(1-2tau)), biases up to n"
-    net = SigmaNetwork([first, mid, out], activation="relu")
-    return Construction(
-        network=net, name="ip_depth3_relu", target=lambda X: ip_of_decoded(X, n, m),
-        width_formula=widths, formula=formula, weight_formula=wbound, error_bound=0.0,
-        accuracy=0.0, domain=("support of mu_0 (the 4^n hard points)" if tau == 0.0 else
-                              f"support of mu_tau (boxes), tau = {tau:g}"),
-        params={"n": n, "m": m, "d": d, "tau": tau, "exact_in_floats": _exact_scaling(m),
-                "max_abs_weight_no_bias": max(float(np.abs(layer.weights).max())
-                                              for layer in net.layers)})
+        return (DenseLayer(W1, np.zeros(n)), mid, out, (n, n + 1), max(s, 2.0, float(n)),
+                "n, n + 1; max|weight| = max(sqrt(m/2), 2), biases up to n")
+    c = (1 + tau) * s
+    W1 = np.zeros((2 * n, d))
+    W1[idx, idx] = c
+    W1[idx, m + idx] = c
+    W1[n + idx, idx] = c
+    W1[n + idx, m + idx] = c
+    b1 = np.concatenate([np.full(n, -tau), np.full(n, -(1 - tau))])
+    mid, out = _tri_layers(n, np.concatenate([np.ones(n), -np.ones(n)]) / (1 - 2 * tau))
+    return (DenseLayer(W1, b1), mid, out, (2 * n, n + 1), max(c, 2.0, 1 / (1 - 2 * tau), n),
+            "2n, n + 1; max|weight| = max((1+tau) sqrt(m/2), 2, 1/(1-2tau)), biases up to n")
 
 
 def _exact_scaling(m: int) -> bool:
