@@ -10,7 +10,7 @@ import scipy.linalg
 from hypothesis import given, settings, strategies as st
 
 import circuits
-import circuits.analysis.spectral as sp
+import circuits.analysis.fwht as sp
 from circuits import DimensionError, InnerProductMod2, InvalidCircuitError, Majority, Parity, ThresholdCircuit
 from circuits.analysis import correlation, correlation_counts, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
 from circuits.analysis import _kernels_spectral as ks

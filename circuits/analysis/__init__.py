@@ -1,7 +1,10 @@
 """circuits.analysis: Boolean-function analysis on top of the exact circuit core.
 
-- :mod:`~circuits.analysis.spectral` — the fast Walsh–Hadamard transform (exact for integers),
-  Walsh spectra, Fourier coefficients, degree, influences, noise sensitivity, exact correlations;
+- :mod:`~circuits.analysis.fwht` — the fast Walsh–Hadamard transform (exact for integers);
+- :mod:`~circuits.analysis.spectral` — Walsh spectra, Fourier coefficients, degree, influences,
+  noise sensitivity;
+- :mod:`~circuits.analysis.correlation` — exact correlations of two functions, and of one gate
+  with IP (the counts behind the gate lemma);
 - :mod:`~circuits.analysis.communication` — sign matrices (IP gives Sylvester–Hadamard),
   rectangle sums, discrepancy, numerical rank;
 - :mod:`~circuits.analysis.bounds` — lower-bound calculators (HMPST, GHR/Nisan, Forster, IPS,
@@ -17,12 +20,12 @@ Examples
 [8]
 """
 
-from circuits.analysis.spectral import (Correlation, GateCorrelation, WalshSpectrum, correlation,
-                                        correlation_counts,
-                                        degree, fourier_coefficients, gate_ip_correlation,
-                                        influences, noise_sensitivity, spectral_norm,
-                                        total_influence, walsh_hadamard, walsh_hadamard_,
+from circuits.analysis.fwht import walsh_hadamard, walsh_hadamard_
+from circuits.analysis.spectral import (WalshSpectrum, degree, fourier_coefficients, influences,
+                                        noise_sensitivity, spectral_norm, total_influence,
                                         walsh_spectrum)
+from circuits.analysis.correlation import (Correlation, GateCorrelation, correlation,
+                                           correlation_counts, gate_ip_correlation)
 from circuits.analysis.communication import (DiscrepancySearch, discrepancy, matrix_spectral_norm,
                                              max_discrepancy_search, numerical_rank,
                                              rectangle_sum, sign_matrix)
