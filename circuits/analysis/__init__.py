@@ -10,7 +10,10 @@
 - :mod:`~circuits.analysis.bounds` — lower-bound calculators (HMPST, GHR/Nisan, Forster, IPS,
   Lindsey, the gate lemma, the discriminator check), each naming its formula;
 - :mod:`~circuits.analysis.threshold_functions` — threshold-function recognition by LP/MILP
-  (HiGHS) with exact certificates, minimal weights, counts, small depth-2 searches.
+  (HiGHS) with exact certificates (decided in :mod:`~circuits.analysis._threshold_lp`),
+  minimal weights, Chow parameters;
+- :mod:`~circuits.analysis.threshold_search` — counts of monotone and threshold functions,
+  small depth-2 searches.
 
 Examples
 --------
@@ -34,11 +37,11 @@ from circuits.analysis.bounds import (Bound, DiscriminatorCheck, advantage_bound
                                       gate_lemma_bound, gate_lemma_constant, lindsey_bound,
                                       maj_maj_bound, maj_thr_bound, parity_depth_bound,
                                       thr_maj_bound, thr_thr_bound)
-from circuits.analysis.threshold_functions import (Depth2Size, Summability, ThresholdTest,
-                                                   all_threshold_functions, chow_parameters,
-                                                   count_threshold_functions,
-                                                   is_threshold_function, min_depth2_size,
-                                                   minimal_weights, threshold_gate)
+from circuits.analysis.threshold_functions import (Summability, ThresholdTest, chow_parameters,
+                                                   is_threshold_function, minimal_weights,
+                                                   threshold_gate)
+from circuits.analysis.threshold_search import (Depth2Size, all_threshold_functions,
+                                                count_threshold_functions, min_depth2_size)
 
 __all__ = [
     # spectral
