@@ -18,7 +18,8 @@ from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2
 from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
                                evaluate_indices, truth_table)
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
-from circuits.graph import DagCircuit, DagGate, from_networkx, to_networkx
+from circuits.graph import DagCircuit, DagGate
+from circuits.graph_view import from_networkx, to_networkx
 from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
 from circuits import analysis, utils
 
