@@ -12,8 +12,8 @@ from embeddings.base import (ContractReport, Embedding, ProductEmbedding, check_
 from embeddings.affine import ScaledCube
 from embeddings.code import (MAX_CODE_BITS, CodeEmbedding, certified_min_distance,
                              random_code_distance_bound)
-from embeddings.instance import (MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary,
-                                 LipschitzReport, PairInstance, Support)
+from embeddings.pair import LipschitzReport, PairInstance, Support
+from embeddings.instance import MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary
 from embeddings.cube import CubeInstance
 
 __all__ = [

@@ -15,7 +15,8 @@ import numpy as np
 from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_n_bits
 from embeddings.base import as_bits, as_points
-from embeddings.instance import MAX_INSTANCE_BITS, PairInstance
+from embeddings.instance import MAX_INSTANCE_BITS
+from embeddings.pair import PairInstance
 
 __all__ = ["CubeInstance", "CELL_WIDTH"]
 
