@@ -62,8 +62,8 @@ class InnerProductMod2(BooleanFunction):
     --------
     >>> InnerProductMod2(1).truth_table().tolist()   # k = (x0, y0) = 00, 10, 01, 11
     [0, 0, 0, 1]
-    >>> int(InnerProductMod2(3).truth_table().sum())  # 2^(n-1) (2^n - 1), OEIS A006516
-    28
+    >>> int(InnerProductMod2(3).truth_table().sum()), InnerProductMod2(3).n_ones   # OEIS A006516
+    (28, 28)
     """
 
     name = "ip"
@@ -82,6 +82,11 @@ class InnerProductMod2(BooleanFunction):
         if b.ndim != 2 or b.shape[1] != self.n_inputs:
             raise DimensionError(f"bits must have shape (n_points, {self.n_inputs}), got {np.shape(bits)}")
         return ip_values(index_of(b), self.n)
+
+    @property
+    def n_ones(self) -> int:
+        """#{(x, y): IP_n(x, y) = 1} = 2^(n-1) (2^n - 1) (OEIS A006516), exact."""
+        return (1 << (self.n - 1)) * ((1 << self.n) - 1)
 
     def __repr__(self):
         return f"InnerProductMod2(n={self.n})"

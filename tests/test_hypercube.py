@@ -79,6 +79,7 @@ def test_ip_values_equals_the_kernel_table_on_the_whole_cube(n):
                       for a, b in zip(x.tolist(), y.tolist())], dtype=np.uint8)
     assert np.array_equal(table, naive)
     assert np.array_equal(InnerProductMod2(n)(hc.bits_of(k, 2 * n)), naive)
+    assert InnerProductMod2(n).n_ones == int(naive.sum())
     with pytest.raises(DimensionError):
         ip_values([1 << (2 * n)], n)
     with pytest.raises(TypeError):
