@@ -80,7 +80,7 @@ def test_range_and_monotone(name):
     act = get_activation(name)
     t = np.linspace(-40, 40, 40_001)
     v = act(t)
-    lo, hi = act.range
+    lo, hi = act.value_range
     assert (v >= lo).all() and (v <= hi).all()
     if act.monotone:
         assert (np.diff(v) >= 0).all()
@@ -205,7 +205,7 @@ def test_activation_validation():
     with pytest.raises(InvalidNetworkError, match="range"):
         Activation("x_test", np.tanh, np.tanh, lipschitz_function=lambda R: 1.0,
                    sup_abs_function=lambda R: 1.0, total_variation_function=lambda R: 1.0,
-                   range=(1.0, -1.0))
+                   value_range=(1.0, -1.0))
     with pytest.raises(InvalidNetworkError, match="jumps"):
         Activation("x_test", np.tanh, np.tanh, lipschitz_function=lambda R: 1.0,
                    sup_abs_function=lambda R: 1.0, total_variation_function=lambda R: 1.0,
@@ -216,7 +216,7 @@ def test_image_non_monotone_uses_sup():
     bump = Activation("bump_test", lambda t: np.exp(-t * t), lambda t: -2 * t * np.exp(-t * t),
                       lipschitz_function=lambda R: math.sqrt(2 / math.e),
                       sup_abs_function=lambda R: 1.0, total_variation_function=lambda R: 2 - 2 * math.exp(-R * R),
-                      range=(0.0, 1.0), monotone=False)
+                      value_range=(0.0, 1.0), monotone=False)
     lo, hi = bump.image([-1.0, 2.0], [1.0, 3.0])
     assert lo.tolist() == [-1.0, -1.0] and hi.tolist() == [1.0, 1.0]
     lo, hi = get_activation("sign").image([-1.0], [1.0])

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from circuits.utils.errors import DimensionError
+from circuits.utils.rng import uniform_ball, uniform_sphere
 from embeddings import HardInstance
 from networks import DenseLayer, SigmaNetwork
 from networks import constructions as cs
@@ -197,8 +198,8 @@ def test_ip_depth3_rcube(n, rng):
 
 # ============================================================================ §3.4 Daniely (E14)
 def _pairs(n_pairs, d, seed):
-    X = cs.random_sphere(n_pairs, d, seed=seed)
-    Y = cs.random_sphere(n_pairs, d, seed=seed + 1)
+    X = uniform_sphere(n_pairs, d, seed=seed)
+    Y = uniform_sphere(n_pairs, d, seed=seed + 1)
     # extremes: x' = x (t = 1) and x' = -x (t = -1)
     k = max(1, n_pairs // 20)
     Y[:k] = X[:k]
@@ -250,8 +251,8 @@ def _check_squared_norm(d, K, n_points):
     c = cs.squared_norm_depth2(d, K)
     assert c.widths == c.width_formula == (d * K,)
     assert c.error_bound == pytest.approx(d / K ** 2, rel=1e-12)
-    X = np.vstack([cs.random_ball(n_points, d, seed=d + K),
-                   cs.random_sphere(n_points // 3, d, seed=K)])
+    X = np.vstack([uniform_ball(n_points, d, seed=d + K),
+                   uniform_sphere(n_points // 3, d, seed=K)])
     err = c.errors(X)
     assert err.max() <= d / K ** 2 + 1e-12
     assert np.all(c.network(X) >= c.target(X) - 1e-12)       # q_K >= t^2
@@ -282,14 +283,14 @@ def test_squared_norm_bound_attained_on_grid_midpoints_d2():
 def test_squared_norm_theory_values():
     # THEORY: 0.075 <= 0.098 (d = 100, K = 32), 0.0093 <= 0.0098 (d = 10, K = 32) on random points
     c = cs.squared_norm_depth2(100, 32)
-    assert c.measured_error(cs.random_ball(2000, 100, seed=1)) <= 0.0977
+    assert c.measured_error(uniform_ball(2000, 100, seed=1)) <= 0.0977
     c = cs.squared_norm_depth2(10, 32)
-    assert c.measured_error(cs.random_ball(5000, 10, seed=1)) <= 0.0098
+    assert c.measured_error(uniform_ball(5000, 10, seed=1)) <= 0.0098
 
 
 def test_squared_norm_matches_naive(rng):
     c = cs.squared_norm_depth2(3, 5)
-    X = cs.random_ball(100, 3, seed=4)
+    X = uniform_ball(100, 3, seed=4)
     ref = np.array([naive.squared_norm_eval(x, 5) for x in X])
     assert np.max(np.abs(c.network(X) - ref)) < 1e-12
 
@@ -300,7 +301,7 @@ def test_sphere_moments_theory_and_monte_carlo(rng):
     for (d, k), ref in {(5, 1): 0.12800, (5, 2): 0.03511, (8, 3): 0.00410}.items():
         assert sphere_marginal_moment(d, k) * 0.64 ** k == pytest.approx(ref, abs=6e-6)
         x = rng.standard_normal(d); x *= 0.8 / np.linalg.norm(x)
-        W = cs.random_sphere(400_000, d, seed=rng)
+        W = uniform_sphere(400_000, d, seed=rng)
         v = (W @ x) ** (2 * k)
         assert abs(v.mean() - ref) <= 4 * v.std() / math.sqrt(v.size) + 1e-5
 
@@ -312,7 +313,7 @@ def test_norm_power(d, k, eps):
     assert c.widths == c.width_formula
     assert c.params["cubature_defect"] < 1e-9
     assert abs(c.params["sum_lambda"] - 1) < 1e-9           # averages of c_{d,k} ||x||^{2k}
-    X = np.vstack([cs.random_ball(2000, d, seed=1), cs.random_sphere(500, d, seed=2)])
+    X = np.vstack([uniform_ball(2000, d, seed=1), uniform_sphere(500, d, seed=2)])
     assert c.measured_error(X) <= c.error_bound <= eps
     assert c.max_weight <= c.weight_formula * (1 + 1e-12)
 
@@ -352,7 +353,7 @@ def _quadrature_error(N, X):
 
 
 def test_ridge_quadrature_rate_e16():
-    X = cs.random_ball(400, 3, seed=5)
+    X = uniform_ball(400, 3, seed=5)
     Ns = [100, 400, 1600, 6400]
     errs = [_quadrature_error(N, X) for N in Ns]
     # O(N^{-1/2}) or better: err * sqrt(N) never grows beyond the first value (with slack)
@@ -364,7 +365,7 @@ def test_ridge_quadrature_rate_e16():
 def _check_ridge(N, eps, n_points):
     c = cs.radial_ridge_depth2(_phi, _dphi, 15.0, N, eps)
     assert c.widths == c.width_formula
-    X = np.vstack([cs.random_ball(n_points, 3, seed=6), cs.random_sphere(n_points // 3, 3, seed=7)])
+    X = np.vstack([uniform_ball(n_points, 3, seed=6), uniform_sphere(n_points // 3, 3, seed=7)])
     quad = _quadrature_error(N, X)
     err = c.measured_error(X)
     # profile error (certified) + quadrature error of the Fibonacci average (measured with exact g)
@@ -390,14 +391,14 @@ def test_ridge_network_e16_large():
 def test_theorem4_lipschitz_is_two(d):
     assert abs(cs.ses_theorem4_lipschitz(d) - 2.0) < 1e-6       # pitfall 4: not 1
     assert cs.ses_theorem4_lipschitz(d, radius=0.5) <= 1.0 + 1e-12
-    X = cs.random_ball(20_000, d, seed=d)
+    X = uniform_ball(20_000, d, seed=d)
     grads = np.linalg.norm(cs.ses_theorem4_gradient(X), axis=1)
     assert grads.max() <= 2.0 + 1e-12
 
 
 @pytest.mark.parametrize("d", [2, 3])
 def test_theorem4_gradient_finite_differences(d, rng):
-    X = cs.random_ball(20, d, seed=3) * 0.9
+    X = uniform_ball(20, d, seed=3) * 0.9
     G = cs.ses_theorem4_gradient(X)
     h = 1e-7
     for i in range(d):
@@ -409,7 +410,7 @@ def test_theorem4_gradient_finite_differences(d, rng):
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_theorem4_target_from_daniely(d):
     # THEORY §3.6: on the sphere f((x + x')/2) = (-1)^{d^3} sin(pi d^3 <x, x'>) / (2 pi d^3)
-    X, Y = cs.random_sphere(500, d, seed=1), cs.random_sphere(500, d, seed=2)
+    X, Y = uniform_sphere(500, d, seed=1), uniform_sphere(500, d, seed=2)
     t = np.einsum("ij,ij->i", X, Y)
     w = math.pi * d ** 3
     lhs = cs.ses_theorem4_target((X + Y) / 2)
@@ -420,7 +421,7 @@ def test_theorem4_target_from_daniely(d):
 def test_theorem4_depth3(d, eps):
     c = cs.ses_theorem4_depth3(d, eps)
     assert c.widths == c.width_formula and c.depth == 3
-    X = np.vstack([cs.random_ball(3000, d, seed=1), cs.random_sphere(500, d, seed=2)])
+    X = np.vstack([uniform_ball(3000, d, seed=1), uniform_sphere(500, d, seed=2)])
     assert c.measured_error(X) <= c.error_bound <= eps
     assert c.max_weight <= c.weight_formula
 
@@ -428,7 +429,7 @@ def test_theorem4_depth3(d, eps):
 # ============================================================================ result object
 def test_construction_report_and_json(tmp_path):
     c = cs.squared_norm_depth2(3, 4)
-    X = cs.random_ball(50, 3, seed=1)
+    X = uniform_ball(50, 3, seed=1)
     r = c.report(X)
     assert r["widths"] == [12] and r["measured_error"] <= r["error_bound"]
     text = c.summary(X)

@@ -15,6 +15,7 @@ import embeddings as E
 from circuits import inner_product_mod2
 from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, index_of, points
+from circuits.utils.rng import uniform_ball
 from embeddings import _kernels
 from embeddings.code import _pack_rows, _unpack_words
 from tests import naive_embeddings as naive
@@ -393,7 +394,7 @@ def test_target_and_distance_match_naive(rng, n, tau):
     inst = E.HardInstance(n, tau=tau, seed=1)
     boxes = naive.hard_boxes(inst.embedding.generator.tolist(), tau)
     s = inst.sample(20, rng).points
-    X = np.vstack([E.uniform_ball(20, inst.dim, rng), s + rng.normal(scale=0.05, size=s.shape), s])
+    X = np.vstack([uniform_ball(20, inst.dim, seed=rng), s + rng.normal(scale=0.05, size=s.shape), s])
     for label in (0, 1):
         dist, k = inst.distance(X, label)
         want = [naive.distance_to_label(boxes, x, label) for x in X.tolist()]
@@ -518,16 +519,17 @@ def test_shift_signs_act_exactly(tau):
 
 def test_summary_table_and_json():
     inst = E.HardInstance(4, seed=0)
-    s = inst.summary()
+    s = inst.to_dict(generator=False)
     S = inst.support()
     y = S.labels.astype(float)
-    assert s.support_size == len(S) == 256
-    assert abs(s.best_constant_mse - ((y - y.mean()) ** 2).mean()) < 1e-15
-    assert s.best_constant_mse == 0.25 - 4.0 ** -5
-    assert abs(s.lipschitz_constant - 1 / s.delta_star) < 1e-15
+    assert s["support_size"] == len(S) == 256 and "generator" not in s
+    assert abs(s["best_constant_mse"] - ((y - y.mean()) ** 2).mean()) < 1e-15
+    assert s["best_constant_mse"] == 0.25 - 4.0 ** -5
+    assert abs(s["lipschitz_constant"] - 1 / s["delta_star"]) < 1e-15
     d = json.loads(json.dumps(inst.to_dict()))
     assert d["min_distance"] == inst.embedding.min_distance and len(d["generator"]) == 4
-    text = str(s)
+    text = inst.summary()
+    assert isinstance(text, str)
     for word in ("d_C (certified)", "delta*", "Lipschitz", "best constant MSE", "256"):
         assert word in text
 
@@ -593,7 +595,7 @@ def test_cube_shift_is_affine_reflection():
         assert ((lo <= moved) & (moved <= hi)).all()
     with pytest.raises(ValueError, match="rounding only"):
         c.decode(np.zeros((1, 4)), method="nearest")
-    assert c.summary()["diameter"] == 2.0
+    assert c.to_dict()["diameter"] == 2.0 and "diameter" in c.summary()
 
 
 # ----------------------------------------------------------------------------- large (slow)
@@ -653,3 +655,18 @@ def test_negative_control_understated_lipschitz_constant_is_caught(n, tau, monke
                         property(lambda self: 0.95 / self.delta_star))
     r = inst.check_lipschitz(300, seed=n)
     assert not r.ok and r.max_ratio["adversarial"] >= 1 / 0.95 - 1e-9
+
+
+@pytest.mark.parametrize("make", [lambda: E.HardInstance(3, seed=0), lambda: E.CubeInstance(3)])
+def test_support_and_ip_table_are_built_once_and_read_only(make):
+    inst = make()
+    S = inst.support()
+    assert inst.support() is S and inst.ip_table() is S.labels
+    for a in (S.points, S.bits, S.labels, S.indices):
+        assert not a.flags.writeable
+        with pytest.raises(ValueError):
+            a[0] = 0
+    assert np.array_equal(S.labels, inner_product_mod2(3))
+    assert np.array_equal(inst.labels_of(S.indices), S.labels)
+    fresh = make()                                 # a new instance builds its own (equal) copy
+    assert fresh.support() is not S and np.array_equal(fresh.support().points, S.points)

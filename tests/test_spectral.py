@@ -10,9 +10,9 @@ import scipy.linalg
 from hypothesis import given, settings, strategies as st
 
 import circuits
-import circuits.analysis.spectral as sp
+import circuits.analysis.fwht as sp
 from circuits import DimensionError, InnerProductMod2, InvalidCircuitError, Majority, Parity, ThresholdCircuit
-from circuits.analysis import correlation, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
+from circuits.analysis import correlation, correlation_counts, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
 from circuits.analysis import _kernels_spectral as ks
 from circuits.constructions import ip_depth2, ip_depth3, parity_depth2
 from circuits.analysis.bounds import advantage_bound, gate_lemma_bound
@@ -153,7 +153,7 @@ def test_ip_is_bent_with_exact_signs(n):
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_number_of_ip_ones_is_a006516(n):
-    c = correlation("ip", np.zeros(1 << (2 * n), dtype=np.uint8), return_counts=True)
+    c = correlation_counts("ip", np.zeros(1 << (2 * n), dtype=np.uint8))
     assert c.disagreements == A006516[n]
     assert c.exact == Fraction(1 << n, 1 << (2 * n))        # sum H = 2^n
 
@@ -259,7 +259,7 @@ def test_correlation_of_circuits_functions_tables(rng):
         t = rng.integers(0, 2, 1 << N).astype(np.uint8)
         expect = naive.correlation(tc.tolist(), t.tolist())
         for a, b in [(c, t), (t, c), (tc, t)]:
-            r = correlation(a, b, return_counts=True)
+            r = correlation_counts(a, b)
             assert r.exact == expect and r.value == float(expect)
             assert r.agreements + r.disagreements == r.n_points == 1 << N
     assert correlation(c, c) == 1.0

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 import circuits
 from circuits import DimensionError, InvalidCircuitError, ThresholdCircuit, ThresholdFunction, ThresholdLayer, inner_product_mod2, majority, parity, truth_table
 from circuits.analysis import chow_parameters, count_threshold_functions, is_threshold_function, min_depth2_size, minimal_weights, all_threshold_functions, threshold_gate
-from circuits.analysis.threshold_functions import monotone_functions
+from circuits.analysis.threshold_search import monotone_functions
 
 from tests import naive_threshold as nt
 
