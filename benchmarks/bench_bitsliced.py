@@ -184,7 +184,7 @@ out = {"import_s": t_import}
 for name, fn in [("count_ones (serial block + mask builder)", lambda: c.count_ones(circ, kernel="bitsliced")),
                  ("count_disagreements ip (same kernel)", lambda: c.count_disagreements(circ, "ip", kernel="bitsliced").count),
                  ("truth_table depth 3", lambda: int(c.truth_table(c.ip_depth3(4), kernel="bitsliced").sum())),
-                 ("count_ones N=24 (parallel kernel; callees compiled)", lambda: c.count_ones(w1_circuit(24, 64, seed=7), kernel="bitsliced"))]:
+                 ("count_ones N=24 (threads; kernel compiled)", lambda: c.count_ones(w1_circuit(24, 64, seed=7), kernel="bitsliced"))]:
     c0 = time.process_time(); t0 = time.perf_counter(); fn(); first = time.perf_counter() - t0
     c1 = time.process_time(); t0 = time.perf_counter(); fn(); second = time.perf_counter() - t0
     c2 = time.process_time()

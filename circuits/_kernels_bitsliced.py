@@ -73,7 +73,7 @@ indices are unsigned (no negative-index wraparound).
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba.core import types
 from numba.core.extending import intrinsic
 
@@ -254,7 +254,14 @@ def _range_word(w, q, lo, hi):
 
 @njit(cache=True, nogil=True)
 def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h_hi):
-    """High-block values h_lo <= h < h_hi of :func:`_bs_run`; returns (count, first) of the block.
+    """The circuit on the planes of the high-block values h_lo <= h < h_hi, restricted to the cube
+    indices [start, stop) = geom[0:2]; returns (count, first) of this block.
+
+    ``geom[2]`` is the target kind (< 0: truth-table mode, outputs written to ``out[k - start]``,
+    each block to its own range).  Otherwise the number of points where the circuit differs from
+    the target ``(kind, params, table)`` and the smallest such index (-1 if none).  Callers run
+    blocks on threads (the kernel releases the GIL); memory is the mask table plus one small
+    scratch buffer per block, nothing grows with 2^N besides ``out``.
 
     ``l1[j] = [moff_j, mlen_j, t_j - lo_j]`` for the layer-1 gates (complements included) and
     one last row for the zero plane: gate j's masks start at word moff_j, there are mlen_j of
@@ -369,33 +376,6 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
     return c, f
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _bs_run(masks, l1, WhT, ops, sidx, prog, geom, params, table, out):
-    """Circuit over the cube indices [start, stop) = geom[0:2], 2^LB points per high value h.
-
-    ``geom[2]`` is the target kind (< 0: truth-table mode, outputs written to ``out[k - start]``).
-    Blocks are contiguous runs of h; iteration b of the ``prange`` writes only slot b and its
-    own range of ``out``, so the result does not depend on scheduling.  Returns per-block
-    ``(counts, first)``.  Memory: the mask table and one scratch buffer per block; nothing
-    grows with 2^N besides ``out``.
-    """
-    start = geom[0]
-    stop = geom[1]
-    h0 = start >> LB
-    nh = 0
-    if stop > start:
-        nh = ((stop - 1) >> LB) + 1 - h0
-    nb = min(nh, 64)
-    counts = np.zeros(nb, dtype=np.int64)
-    first = np.full(nb, -1, dtype=np.int64)
-    for b in prange(nb):
-        cf = _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out,
-                       h0 + b * nh // nb, h0 + (b + 1) * nh // nb)
-        counts[b] = cf[0]
-        first[b] = cf[1]
-    return counts, first
-
-
 # ---------------------------------------------------------------------------------------------
 # Plan builder (plain Python; the exactness bookkeeping is in Python ints, module docstring).
 # ---------------------------------------------------------------------------------------------
@@ -405,7 +385,7 @@ class NotApplicable(ValueError):
 
 
 class Plan:
-    """Flat arrays for :func:`_bs_run` / :func:`_bs_block` (picklable, no numba objects)."""
+    """Flat arrays for :func:`_bs_block` (picklable, no numba objects)."""
 
     __slots__ = ("masks", "l1", "WhT", "ops", "sidx", "prog", "n_inputs", "mask_bytes",
                  "n_ops", "n_l1", "pending")
