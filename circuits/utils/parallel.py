@@ -860,10 +860,19 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                     continue
                 status = fut.status
                 if status == "finished":
-                    part = fut.result()
+                    try:
+                        part = fut.result()
+                    except OSError:     # CommClosedError: the worker holding it just died
+                        ac.add(fut)     # Dask recomputes it; wait for it again
+                        continue
                 elif status == "error":
                     fut.result()            # the task's own exception, after its retries
                     raise lost(f"chunk {fut.key} failed without an exception")  # pragma: no cover
+                elif status in ("lost", "pending"):
+                    # its result was lost with a worker after it finished: the scheduler
+                    # recomputes it once a worker is there (else the timeout below fires)
+                    ac.add(fut)
+                    continue
                 else:
                     state = getattr(client, "status", "unknown")
                     if state != "running":
@@ -875,9 +884,9 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                 acc = combine(acc, part)
                 done += 1
                 bar.update(1)
-            if batch or not pending:
                 stalled_since = None
-                continue
+            if not pending:
+                break
             if timeout is not None:
                 healthy = getattr(client, "status", "running") == "running"
                 if healthy:
@@ -897,5 +906,6 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                             f"no contact with the Dask scheduler at {address} for {timeout:g} s "
                             f"(timeout={timeout:g}, client status {state!r})")
                     raise lost(what)
-            time.sleep(0.05)
+            if not batch:
+                time.sleep(0.05)
     return acc
