@@ -6,8 +6,6 @@ live in :mod:`circuits.utils.files`.
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 
 from circuits.utils.files import write_json_atomic
@@ -20,8 +18,10 @@ from circuits.utils.files import write_json_atomic
 CIRCUIT_FORMAT = "depthsep.circuit"
 #: The document version this library writes and reads.
 CIRCUIT_VERSION = 1
-#: Default size limits applied when loading (each overridable by keyword).
-MAX_FILE_BYTES = 1 << 29
+#: Default size limits applied when loading (each overridable by keyword).  64 MiB of JSON
+#: parse to at most ~0.6 GB of Python objects; a file at the weight limit needs a larger
+#: ``max_bytes`` (>= 2 bytes per weight).
+MAX_FILE_BYTES = 1 << 26
 MAX_CIRCUIT_INPUTS = 1 << 16
 MAX_CIRCUIT_GATES = 1 << 20
 MAX_CIRCUIT_WEIGHTS = 1 << 26
@@ -156,18 +156,12 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     """
     from circuits.utils.errors import InvalidCircuitError
 
+    from circuits.utils.documents import check_header
+
     d = _Doc(where)
-    if not isinstance(doc, dict):
-        d.fail(f"the document must be a JSON object, got {type(doc).__name__}")
-    if doc.get("format") != CIRCUIT_FORMAT:
-        d.fail(f"'format' must be {CIRCUIT_FORMAT!r}, got {_short(doc.get('format'))}; "
-               f"this is not a depthsep circuit file")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        d.fail(f"'version' must be an integer, got {_short(version)}")
-    if version != CIRCUIT_VERSION:
-        d.fail(f"unsupported version {version}; this depthsep reads version {CIRCUIT_VERSION} "
-               f"(upgrade depthsep to read newer files)")
+    check_header(doc, format=CIRCUIT_FORMAT, version=CIRCUIT_VERSION, where=where,
+                 error=InvalidCircuitError, what="circuit document",
+                 optional=("kind", "n_inputs", "layers", "output", "gates", "metadata"))
     kind = doc.get("kind")
     if kind not in ("layered", "dag"):
         d.fail(f"'kind' must be 'layered' or 'dag', got {_short(kind)}")
@@ -303,34 +297,15 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     FileNotFoundError
         If the file does not exist.
     """
+    from circuits.utils.documents import read_document
     from circuits.utils.errors import InvalidCircuitError
 
     path = Path(path)
-    where = f"{path}: "
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
-                                  f"larger max_bytes if the file is trusted")
-    raw = path.read_bytes()
-
-    def _no_constants(name):
-        raise ValueError(f"{name} is not allowed (JSON has no NaN/Infinity)")
-
-    def _finite_float(text):
-        value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(f"number {text[:20]} overflows a float")
-        return value
-
-    try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite_float)
-    except UnicodeDecodeError as exc:
-        raise InvalidCircuitError(f"{where}not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidCircuitError(f"{where}not valid JSON ({exc.msg} at line {exc.lineno}, column "
-                                  f"{exc.colno})") from None
-    except RecursionError:
-        raise InvalidCircuitError(f"{where}JSON nested too deeply") from None
-    except ValueError as exc:
-        raise InvalidCircuitError(f"{where}not valid JSON ({exc})") from None
-    return circuit_from_dict(doc, where=where, **limits)
+    max_weights = limits.get("max_weights", MAX_CIRCUIT_WEIGHTS)
+    max_gates = limits.get("max_gates", MAX_CIRCUIT_GATES)
+    # a DAG wire ["x", i] is 3 JSON values, a gate ~8 plus its weights: anything beyond this
+    # many values is refused before a single Python object is built
+    max_values = 4 * int(max_weights) + 8 * int(max_gates) + 4096
+    doc = read_document(path, error=InvalidCircuitError, max_bytes=max_bytes,
+                        max_values=max_values)
+    return circuit_from_dict(doc, where=f"{path}: ", **limits)
