@@ -24,6 +24,20 @@ __all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array"]
 INT64_MAX = (1 << 63) - 1
 
 
+def _holds_bool(values) -> bool:
+    """Whether a nested list/tuple holds a bool anywhere (numpy would read True as 1)."""
+    stack = [values]
+    while stack:
+        for v in stack.pop():
+            if isinstance(v, (bool, np.bool_)):
+                return True
+            if isinstance(v, (list, tuple)):
+                stack.append(v)
+            elif isinstance(v, np.ndarray) and v.dtype == np.bool_:
+                return True
+    return False
+
+
 def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) -> np.ndarray:
     """Copy ``values`` into a read-only C-contiguous int64 array, refusing anything not integral.
 
@@ -32,15 +46,22 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     if isinstance(values, np.ndarray):
         arr = values
     else:
+        if isinstance(values, (list, tuple)) and _holds_bool(values):
+            raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are "
+                                      f"integers (True is not silently 1): pass ints")
         try:
             arr = np.asarray(values)
         except (ValueError, OverflowError) as exc:
             raise InvalidCircuitError(f"{name}: cannot be read as an array ({exc})") from None
     if arr.dtype == object:
         try:
-            items = [int(v) if isinstance(v, Integral) else v for v in arr.ravel().tolist()]
+            items = [v if isinstance(v, (bool, np.bool_)) else int(v) if isinstance(v, Integral)
+                     else v for v in arr.ravel().tolist()]
         except TypeError:
             items = None
+        if items is not None and any(isinstance(v, (bool, np.bool_)) for v in items):
+            raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are "
+                                      f"integers (True is not silently 1): pass ints")
         if items is None or not all(isinstance(v, int) for v in items):
             raise InvalidCircuitError(f"{name} must hold integers, got objects of other types; "
                                       f"convert with np.asarray(..., dtype=np.int64)")
@@ -49,7 +70,9 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
                                       f"scale the weights down")
         arr = np.array(items, dtype=np.int64).reshape(arr.shape)
     elif arr.dtype == np.bool_:
-        arr = arr.astype(np.int64)
+        raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are integers "
+                                  f"(True is not silently 1): pass ints, e.g. "
+                                  f"np.asarray({name}, dtype=np.int64)")
     elif np.issubdtype(arr.dtype, np.integer):
         if arr.dtype == np.uint64 and arr.size and arr.max() > INT64_MAX:
             raise InvalidCircuitError(f"{name} has an entry beyond int64 (> 2^63 - 1)")
@@ -73,6 +96,22 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     arr = np.array(arr, dtype=np.int64, order="C", copy=True)
     arr.setflags(write=False)
     return arr
+
+
+def _one_threshold(value, name: str) -> np.ndarray:
+    """The threshold of a single gate: one integer (a 0-d or 1-element array is fine)."""
+    if isinstance(value, (list, tuple)) and _holds_bool(value):
+        raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are integers "
+                                  f"(True is not silently 1): pass ints")
+    try:
+        arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    except (ValueError, OverflowError, TypeError):
+        arr = np.asarray(value, dtype=object)
+    if arr.size != 1:
+        raise InvalidCircuitError(f"{name} must be a single integer (one gate), got "
+                                  f"{arr.size} values of shape {arr.shape}; a layer of several "
+                                  f"gates goes through ThresholdLayer(weights, thresholds)")
+    return as_int64_array(arr.reshape(1), name=name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +139,11 @@ class ThresholdLayer:
             raise InvalidCircuitError("weights: a layer needs at least one gate, got 0 rows")
         if w.shape[1] == 0:
             raise InvalidCircuitError("weights: gates need at least one input, got 0 columns")
-        t = np.asarray(self.thresholds) if not isinstance(self.thresholds, np.ndarray) else self.thresholds
+        t = self.thresholds
+        if isinstance(t, (bool, np.bool_)) or (isinstance(t, (list, tuple)) and _holds_bool(t)):
+            raise InvalidCircuitError("thresholds holds booleans; weights and thresholds are "
+                                      "integers (True is not silently 1): pass ints")
+        t = np.asarray(t) if not isinstance(t, np.ndarray) else t
         if np.ndim(t) == 0:
             t = np.reshape(t, (1,))
         object.__setattr__(self, "weights", w)
@@ -189,9 +232,7 @@ class ThresholdCircuit:
     def depth2(cls, hidden_weights, hidden_thresholds, output_weights, output_threshold):
         """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``."""
         out_w = as_int64_array(output_weights, name="output_weights", ndim=1)
-        out_t = as_int64_array(np.reshape(np.asarray(output_threshold, dtype=object)
-                                          if not isinstance(output_threshold, np.ndarray)
-                                          else output_threshold, (1,)), name="output_threshold")
+        out_t = _one_threshold(output_threshold, "output_threshold")
         return cls((ThresholdLayer(hidden_weights, hidden_thresholds),
                     ThresholdLayer(out_w.reshape(1, -1), out_t)))
 
@@ -199,7 +240,7 @@ class ThresholdCircuit:
     def single_gate(cls, weights, threshold):
         """A depth-1 circuit: one threshold gate on the inputs."""
         w = as_int64_array(weights, name="weights", ndim=1)
-        return cls((ThresholdLayer(w.reshape(1, -1), [threshold]),))
+        return cls((ThresholdLayer(w.reshape(1, -1), _one_threshold(threshold, "threshold")),))
 
     @property
     def n_inputs(self) -> int:

@@ -478,16 +478,19 @@ class SigmaNetwork:
 def random_network(dims, activation="relu", *, seed=0, scale=None,
                    bias_scale: float = 0.0) -> SigmaNetwork:
     """Function form of :meth:`SigmaNetwork.random`."""
-    try:
-        dims = [int(v) for v in dims]
-    except (TypeError, ValueError):
-        raise TypeError(f"dims must be a sequence of ints like [d, width, 1], got {dims!r}") from None
+    from circuits.utils.validation import check_int
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"dims must be a sequence of ints like [d, width, 1], got {dims!r}")
+    dims = [check_int(v, name=f"dims[{i}]", what="a layer size") for i, v in enumerate(dims)]
     if len(dims) < 2 or dims[-1] != 1 or min(dims) < 1:
         raise InvalidNetworkError(f"dims must be [input_dim, width_1, ..., 1] with positive sizes "
                                   f"and output 1, got {dims}")
     act = get_activation(activation)
     if scale is None:
         scale = math.sqrt(2.0) if act.name in ("relu", "softplus") else 1.0
+    for value, label in ((scale, "scale"), (bias_scale, "bias_scale")):
+        if isinstance(value, (bool, np.bool_, str, bytes)):
+            raise TypeError(f"{label} must be a real number, got {type(value).__name__} {value!r}")
     scale = float(scale)
     bias_scale = float(bias_scale)
     if not (math.isfinite(scale) and scale > 0 and math.isfinite(bias_scale) and bias_scale >= 0):

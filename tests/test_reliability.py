@@ -219,3 +219,45 @@ def test_threads_on_the_workqueue_layer_do_not_abort():
     assert layer == "workqueue" and int(got) == expect and int(got2) == expect
     if parallel.usable_cpus() > 1:
         assert warned == "True"
+
+
+# ------------------------------------------------------------------ item 8: named arguments
+
+from networks.sigma import SigmaNetwork  # noqa: E402
+from networks.train import train  # noqa: E402
+from circuits.utils.errors import InvalidCircuitError  # noqa: E402
+
+
+@pytest.mark.parametrize("call, err, match", [
+    (lambda: c.ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, 1], [1, 2]),
+     InvalidCircuitError, "output_threshold must be a single integer"),
+    (lambda: c.ThresholdCircuit.single_gate([1, 1], [1, 2]), InvalidCircuitError,
+     "threshold must be a single integer"),
+    (lambda: c.ThresholdCircuit.single_gate([1, 1], True), InvalidCircuitError,
+     "threshold holds booleans"),
+    (lambda: c.ThresholdCircuit.depth2([[1, 1], [1, 1]], [True, 2], [1, 1], 1),
+     InvalidCircuitError, "thresholds holds booleans"),
+    (lambda: c.ThresholdCircuit.depth2([[1, 1], [1, 1]], np.array([1, 2]), [1, 1], np.True_),
+     InvalidCircuitError, "output_threshold holds booleans"),
+    (lambda: c.ThresholdCircuit.single_gate(np.array([True, False]), 1), InvalidCircuitError,
+     "weights holds booleans"),
+    (lambda: c.ThresholdFunction([1, 2], True), InvalidCircuitError, "threshold holds booleans"),
+    (lambda: SigmaNetwork.random([3, 2.7, 1]), TypeError, r"dims\[1\] must be an int"),
+    (lambda: SigmaNetwork.random([3, True, 1]), TypeError, r"dims\[1\] must be an int"),
+    (lambda: SigmaNetwork.random([3, 2, 1], scale="2"), TypeError, "scale must be a real"),
+    (lambda: SigmaNetwork.random([3, 2, 1], bias_scale=True), TypeError, "bias_scale"),
+    (lambda: train(SigmaNetwork.random([3, 2, 1]), "abc", [1.0]), TypeError,
+     r"X must be an array of real numbers of shape \(n_points, 3\)"),
+    (lambda: train(SigmaNetwork.random([3, 2, 1]), [[1, 2, 3]], ["a"]), TypeError,
+     "y must be an array of real numbers"),
+])
+def test_bad_arguments_are_named(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_single_values_in_any_integer_form_still_work():
+    a = c.ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], np.array([1]))
+    b = c.ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], np.int64(1))
+    assert a.equals(b) and c.truth_table(a).tolist() == [0, 1, 1, 0]
+    assert c.ThresholdCircuit.single_gate([1, 1], 2.0).equals(c.ThresholdCircuit.single_gate([1, 1], 2))
