@@ -677,29 +677,35 @@ def e20(ctx):
 
 
 # ----------------------------------------------------------------------------------------- main
-def _parse(argv):
+def build_parser() -> argparse.ArgumentParser:
+    from circuits.utils.cli import id_list, int_in_range
     p = argparse.ArgumentParser(prog="theory_table.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", type=str, default=None, help="comma-separated ids, e.g. E1,E5")
+    p.add_argument("--only", type=id_list(ROWS), default=None,
+                   help="comma-separated ids, e.g. E1,E5")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", dest="full", action="store_false", help="small sizes (default)")
     g.add_argument("--full", dest="full", action="store_true", help="THEORY's sizes (slow)")
     p.set_defaults(full=False)
-    p.add_argument("--seed", type=int, default=0, help="seed of every random draw; default 0")
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="seed of every random draw, 0..2^32-1; default 0")
     p.add_argument("--out", type=Path, default=Path("results/theory_table"),
-                   help="output directory; default results/theory_table")
+                   help="output directory (checked before the run); default results/theory_table")
     p.add_argument("--no-progress", action="store_true", help="no per-row progress lines")
-    return p.parse_args(argv)
+    return p
+
+
+def _parse(argv):
+    """Parse and check every option before any row runs (argparse errors: exit status 2)."""
+    from circuits.utils.cli import check_output_dir
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_output_dir(parser, args.out)
+    return args
 
 
 def _select(only):
-    if not only:
-        return list(ROWS)
-    ids = [s.strip().upper() for s in only.split(",") if s.strip()]
-    unknown = [i for i in ids if i not in ROWS]
-    if unknown:
-        raise SystemExit(f"theory_table.py: unknown row id(s) {unknown}; known: {list(ROWS)}")
-    return ids
+    return list(ROWS) if not only else list(only)
 
 
 def run_rows(ids, ctx, *, progress: bool):
@@ -744,6 +750,7 @@ def main(argv=None) -> int:
     import platform
     import tempfile
 
+    from circuits.utils.cli import EXIT_FAILED, EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
     args = _parse(argv)
@@ -753,7 +760,7 @@ def main(argv=None) -> int:
         ctx = Ctx(args.full, args.seed, not args.no_progress, Path(tmp))
         rows = run_rows(ids, ctx, progress=not args.no_progress)
     seconds = time.perf_counter() - t0
-    print(format_table(rows))
+    print(format_table(rows), flush=True)
     n_fail = sum(r["verdict"] != "ok" for r in rows)
     print(f"\n{len(rows) - n_fail}/{len(rows)} rows ok, {seconds:.1f} s "
           f"({'full' if args.full else 'quick'})")
@@ -762,9 +769,11 @@ def main(argv=None) -> int:
               "environment": {"python": sys.version.split()[0], "numpy": np.__version__,
                               "platform": platform.platform()}}
     path = Path(args.out) / "theory_table.json"
-    write_json_atomic(path, record)
+    if not save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
+                          where=path):
+        return EXIT_NOT_SAVED
     print(f"wrote {path}")
-    return 0 if n_fail == 0 else 1
+    return 0 if n_fail == 0 else EXIT_FAILED
 
 
 if __name__ == "__main__":

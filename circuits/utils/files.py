@@ -70,9 +70,13 @@ _STALE_SECONDS = 86400.0
 
 
 def _umask() -> int:
-    """The process umask, read without changing it where the OS allows (Linux /proc)."""
+    """The process umask, read without changing it where the OS allows (Linux /proc).
+
+    ``/proc/self/status`` describes the *calling thread*; the main thread's view (the
+    process's, unless a thread changed its own) comes from ``/proc/<pid>/status``.
+    """
     try:
-        with open("/proc/self/status") as fh:
+        with open(f"/proc/{os.getpid()}/status") as fh:
             for line in fh:
                 if line.startswith("Umask:"):
                     return int(line.split()[1], 8)
