@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from circuits.utils.parallel import deferred_sigint
 from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_exhaustive, check_n_bits, split_index
 from circuits.utils.progress import progress_bar
@@ -295,7 +296,8 @@ class PairInstance:
         with progress_bar(x.shape[0], enabled=progress, desc="distance", unit="pt") as bar:
             for lo in range(0, x.shape[0], step):
                 U, V = self._tables(x[lo: lo + step])
-                v, a = _kernels._min_over_label(U, V, np.int64(label))
+                with deferred_sigint():   # tuple of arrays: see circuits.utils.parallel
+                    v, a = _kernels._min_over_label(U, V, np.int64(label))
                 out[lo: lo + step] = np.sqrt(v)
                 arg[lo: lo + step] = a
                 bar.update(U.shape[0])

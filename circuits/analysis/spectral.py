@@ -31,6 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from circuits.utils.parallel import DEFAULT as _DEFAULT_LIMIT
+
 from circuits.analysis import _kernels_spectral as _ks
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import BooleanFunction, TruthTable, as_boolean_function, as_truth_table
@@ -410,7 +412,9 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     walsh.setflags(write=False)
     if N > 31:
         raise DimensionError(f"walsh_spectrum needs N <= 31 (exact int64 level sums), got N = {N}")
-    levels, l1, deg = _ks._spectrum_stats(walsh, N)
+    from circuits.utils.parallel import deferred_sigint
+    with deferred_sigint():      # a tuple of arrays must not be boxed under a pending Ctrl-C
+        levels, l1, deg = _ks._spectrum_stats(walsh, N)
     return WalshSpectrum(N, walsh, tuple(int(x) for x in levels), int(l1), int(deg))
 
 
@@ -534,7 +538,8 @@ def _n_inputs_of(f):
     return t.shape[0].bit_length() - 1
 
 
-def correlation(f, g, *, client=None, executor=None, return_counts: bool = False):
+def correlation(f, g, *, client=None, executor=None, return_counts: bool = False,
+                max_seconds=_DEFAULT_LIMIT, progress: bool = False):
     """Exact correlation E_{z uniform}[(-1)^f(z) (-1)^g(z)] = 1 - 2 d / 2^N, d = #{f != g}.
 
     Parameters
@@ -547,6 +552,10 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
     return_counts : bool
         Return a :class:`Correlation` ``(value, agreements, disagreements, n_points)`` instead
         of the float.
+    max_seconds, progress
+        Forwarded to :func:`circuits.count_disagreements` when a circuit is involved (time
+        limit of the estimated run, default ``$DEPTHSEP_MAX_SECONDS`` or 600 s, ``None`` for
+        no limit; a progress bar).
 
     Returns
     -------
@@ -579,7 +588,8 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
         if _is_circuit(g):
             from circuits.simulate import truth_table
             g = TruthTable(truth_table(g))
-        d = count_disagreements(f, g, client=client, executor=executor).count
+        d = count_disagreements(f, g, client=client, executor=executor,
+                                max_seconds=max_seconds, progress=progress).count
     else:
         tf = as_boolean_function(f, N).truth_table()
         tg = as_boolean_function(g, N).truth_table()

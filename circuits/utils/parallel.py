@@ -57,7 +57,8 @@ from circuits.utils.validation import check_int
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
            "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE",
            "CHUNKS_PER_THREAD", "DEFAULT_MAX_SECONDS", "MAX_SECONDS_ENV", "SLICE_SECONDS",
-           "resolve_max_seconds", "format_seconds", "numba_threading_layer", "RunTooLongError",
+           "resolve_max_seconds", "format_seconds", "numba_threading_layer", "deferred_sigint",
+           "RunTooLongError",
            "ClusterLostError"]
 
 #: Smallest default chunk (points); below this, per-task overhead dominates a numba kernel call.
@@ -356,6 +357,11 @@ def _deferred_sigint():
         signal.signal(signal.SIGINT, previous)
     if caught:
         previous(signal.SIGINT, caught[0])
+
+
+#: Public name: wrap a call of a numba function that returns a tuple of arrays
+#: (``with deferred_sigint(): a, b = kernel(...)``) so a Ctrl-C cannot corrupt its result.
+deferred_sigint = _deferred_sigint
 
 
 def _run_sliced(fn, start, stop, combine, initial, meter, guard):
