@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         res = circuits.count_disagreements(circ, "ip", progress=progress, max_seconds=None)
         ones = circuits.count_ones(circ, progress=progress, max_seconds=None)
         dt = time.perf_counter() - t0
-        expect = (1 << (n - 1)) * ((1 << n) - 1)
+        expect = circuits.InnerProductMod2(n).n_ones      # A006516(n)
         row_ok = res.count == 0 and ones == expect
         ok &= row_ok
         rows.append({"circuit": name, "n": n, "N": 2 * n, "depth": circ.depth, "size": circ.size,
