@@ -265,3 +265,15 @@ def test_fuzzed_files_raise_only_library_errors(tmp_path, kind):
 def test_fuzzed_files_raise_only_library_errors_10k(tmp_path, kind):
     tally = fuzz_loader(kind, 10_000, tmp_path, seed=2014)
     assert tally["cases"] == 10_000 and tally["refused"] > 7000
+
+
+def test_read_json_goes_through_the_shared_loader(tmp_path):
+    from circuits.utils.files import read_json
+    p = tmp_path / "r.json"
+    p.write_text('{"a": [1, 2]}')
+    assert read_json(p) == {"a": [1, 2]}
+    p.write_text("[" * 10_000 + "]" * 10_000)
+    with pytest.raises(ValueError, match="nested 10000 deep"):
+        read_json(p)
+    with pytest.raises(ValueError, match="max_bytes"):
+        read_json(p, max_bytes=100)

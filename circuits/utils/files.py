@@ -166,13 +166,14 @@ def write_json_atomic(path, obj, *, indent: int = 2) -> Path:
     return write_bytes_atomic(path, (text + "\n").encode("utf-8"))
 
 
-def read_json(path):
-    """Read a JSON file, with a clear error naming the file on malformed content."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+def read_json(path, *, max_bytes: "int | None" = None):
+    """Read a JSON file through the shared document loader (size, nesting and syntax checked;
+    see :mod:`circuits.utils.documents`); errors are ``InvalidArgumentError`` (a ``ValueError``)
+    naming the file."""
+    from circuits.utils.documents import MAX_DOCUMENT_BYTES, read_document
+    from circuits.utils.errors import InvalidArgumentError
+    return read_document(path, error=InvalidArgumentError,
+                         max_bytes=MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes)
 
 
 def savefig_atomic(fig, path, **kwargs) -> Path:
