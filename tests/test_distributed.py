@@ -345,10 +345,13 @@ def test_a_cancelled_chunk_is_never_folded_as_a_result(client):
 
     def cancel_soon():
         import time
-        time.sleep(1.0)
-        tasks = [k for k in client.processing().get(next(iter(client.processing())), [])]
-        keys = [k for k in client.who_has() if str(k).startswith("depthsep-chunk-")]
-        client.cancel([distributed.Future(k, client) for k in set(keys) | set(tasks)], force=True)
+        deadline = time.monotonic() + 60
+        keys = []
+        while not keys and time.monotonic() < deadline:   # wait until the run has submitted
+            time.sleep(0.2)
+            keys = [k for k in list(client.futures) if str(k).startswith("depthsep-chunk-")]
+        time.sleep(0.5)
+        client.cancel([distributed.Future(k, client) for k in keys], force=True)
 
     threading.Thread(target=cancel_soon, daemon=True).start()
     with pytest.raises(parallel.ClusterLostError, match="cancelled"):

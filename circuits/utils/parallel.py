@@ -833,6 +833,10 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
             client.close()
 
 
+#: Seconds one finished chunk's result may take to arrive before the health checks run again.
+_GATHER_SECONDS = 10.0
+
+
 def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
     """Fold finished chunks as they complete; never fold anything but a chunk's own result.
 
@@ -867,9 +871,11 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                 status = fut.status
                 if status == "finished":
                     try:
-                        part = fut.result()
-                    except OSError:     # CommClosedError: the worker holding it just died
-                        ac.add(fut)     # Dask recomputes it; wait for it again
+                        # bounded: a result whose worker just died makes Dask recompute it,
+                        # and gather would wait for that forever if no worker is left
+                        part = fut.result(timeout=_GATHER_SECONDS)
+                    except (OSError, TimeoutError):  # CommClosedError, or still recomputing
+                        ac.add(fut)                  # wait for it again (timeout below)
                         continue
                 elif status == "error":
                     fut.result()            # the task's own exception, after its retries
