@@ -12,6 +12,7 @@ from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
 from networks.train import TrainResult, loss_and_gradient, mse, train
 from networks import reduction
+from networks import interop
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
                                 staircase, threshold_circuit)
 
@@ -19,7 +20,7 @@ __all__ = [
     "InvalidNetworkError",
     "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
     "DenseLayer", "SigmaNetwork", "random_network",
-    "constructions", "legendre",
+    "constructions", "legendre", "interop",
     "TrainResult", "loss_and_gradient", "mse", "train",
     "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
     "self_reduce", "certify",
