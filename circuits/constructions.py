@@ -31,12 +31,26 @@ def parity_depth2(n_inputs: int) -> ThresholdCircuit:
 
 
 def ip_depth3(n: int) -> ThresholdCircuit:
-    """IP_n as a depth-3 circuit with 2n + 1 gates (THEORY.md §1.4).
+    """IP_n as a depth-3 circuit: 2n hidden gates and one output gate (THEORY §1.4).
 
     h_i = [x_i + y_i >= 2]; g_j = [sum h_i >= j], j = 1..n; out = [sum_j (-1)^(j+1) g_j >= 1].
+    ``size`` counts hidden gates (2n), as for every circuit; ``n_gates`` = 2n + 1 includes the
+    output gate.
 
-    >>> c = ip_depth3(3); (c.depth, c.size, c.n_inputs)
-    (3, 6, 6)
+    Parameters
+    ----------
+    n : int
+        Bits per party, 1 <= n <= 31 (the circuit has N = 2n inputs).
+
+    Returns
+    -------
+    ThresholdCircuit
+        Depth 3, weights in {-1, 1}, computing IP_n on all 4^n inputs.
+
+    Examples
+    --------
+    >>> c = ip_depth3(3); (c.depth, c.size, c.n_gates, c.n_inputs)
+    (3, 6, 7, 6)
     """
     n = check_n_bits(n, name="n", minimum=1, maximum=31)
     w1 = np.zeros((n, 2 * n), dtype=np.int64)
