@@ -22,6 +22,13 @@ def alternating_top(n_gates: int) -> ThresholdLayer:
 def parity_depth2(n_inputs: int) -> ThresholdCircuit:
     """PARITY_N as a depth-2 circuit with N hidden gates: g_j = [sum z >= j], j = 1..N.
 
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    Examples
+    --------
     >>> c = parity_depth2(4); (c.depth, c.size)
     (2, 4)
     """
@@ -69,6 +76,13 @@ def ip_depth2(n: int) -> ThresholdCircuit:
     g_{a,j} = [(n+1)(sum_{a_i=1} x_i - sum_{a_i=0} x_i) + sum_{a_i=1} y_i >= (n+1)|a| + j]
             = [x = a] [|a & y| >= j];  out = [sum_{a,j} (-1)^(j+1) g_{a,j} >= 1].
 
+    Parameters
+    ----------
+    n : int
+        Bits per party, 1 <= n <= 20 (N = 2n inputs).
+
+    Examples
+    --------
     >>> c = ip_depth2(3); (c.depth, c.size, c.max_abs_weight)
     (2, 12, 4)
     """
@@ -90,6 +104,13 @@ def ip_depth2(n: int) -> ThresholdCircuit:
 
 
 def majority_gate(n_inputs: int) -> ThresholdCircuit:
-    """MAJ_N as a single gate [sum z >= ceil(N/2)]."""
+    """MAJ_N as a single gate [sum z >= ceil(N/2)].
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    """
     N = check_n_bits(n_inputs, name="n_inputs", minimum=1)
     return ThresholdCircuit.single_gate(np.ones(N, dtype=np.int64), (N + 1) // 2)

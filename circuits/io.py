@@ -48,6 +48,11 @@ def circuit_to_dict(circuit) -> dict:
                                      {"name": ..., "type": "THR", "inputs": [...],
                                       "weights": [...], "threshold": t}, ...]}
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to describe.
+
     Examples
     --------
     >>> from circuits.threshold import ThresholdCircuit
@@ -70,6 +75,15 @@ def circuit_to_dict(circuit) -> dict:
 def save_circuit(circuit, path) -> Path:
     """Write ``circuit`` to ``path`` as JSON (atomically, via :func:`write_json_atomic`).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to write.
+    path : str or Path
+        Destination file (written atomically).
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from circuits.threshold import ThresholdCircuit
     >>> c = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
@@ -138,6 +152,19 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     int64 range and the pre-activation bound, and size limits (``max_inputs``, ``max_gates``,
     ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.  Unknown
     fields are refused, except a top-level ``"metadata"`` entry, which is accepted and ignored.
+
+    Parameters
+    ----------
+    doc : dict
+        A parsed circuit document.
+    where : str
+        Prefix of every error message (e.g. the file name).
+    max_inputs : int
+        Refuse more inputs.
+    max_gates : int
+        Refuse more gates.
+    max_weights : int
+        Refuse more weights in total.
 
     Raises
     ------

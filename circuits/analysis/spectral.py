@@ -353,6 +353,7 @@ class WalshSpectrum:
 
     @property
     def total_influence_exact(self) -> Fraction:
+        """Total influence as an exact Fraction (sum_u |u| W(u)^2 / 4^N)."""
         return Fraction(sum(k * s for k, s in enumerate(self.level_sums)), 1 << (2 * self.n_inputs))
 
     def influences(self) -> np.ndarray:
@@ -370,6 +371,11 @@ class WalshSpectrum:
 
         NS_delta = 1/2 - 1/2 sum_k (1 - 2 delta)^k W^k.  A ``Fraction`` (or int) delta gives an
         exact ``Fraction``; a float delta gives a float.
+
+        Parameters
+        ----------
+        delta : float
+            Flip probability, 0 <= delta <= 1.
         """
         if isinstance(delta, bool) or not isinstance(delta, Real):
             raise TypeError(f"delta must be a real number in [0, 1], got {type(delta).__name__}")
@@ -395,6 +401,15 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     Computes W_F = H (-1)^f once (int32 transform, exact for N <= 30) and the exact level sums,
     Fourier L1 norm and degree in one pass.
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
     Examples
     --------
     >>> from circuits.functions import InnerProductMod2
@@ -417,6 +432,17 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
 def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = False) -> np.ndarray:
     """Walsh values W_F(u) of F = (-1)^f (exact int64), or F^(u) = W_F(u)/2^N with ``normalized``.
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    normalized : bool
+        Return F^(u) = W_F(u) / 2^N (float64) instead of the int64 Walsh values.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
     Examples
     --------
     >>> fourier_coefficients([0, 0, 0, 1]).tolist()            # AND_2 = (1 - (-1)^{z0 z1}) / 2
@@ -436,6 +462,17 @@ def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = Fal
 def degree(f, *, allow_large: bool = False) -> int:
     """Fourier degree: the largest |u| with F^(u) != 0.
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import Parity, Majority
     >>> degree(Parity(5)), degree(Majority(3))
     (5, 3)
@@ -446,6 +483,17 @@ def degree(f, *, allow_large: bool = False) -> int:
 def spectral_norm(f, *, allow_large: bool = False) -> float:
     """Fourier L1 norm sum_u |F^(u)| (1 for characters, 2^(N/2) for bent functions).
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import InnerProductMod2
     >>> spectral_norm(InnerProductMod2(3))
     8.0
@@ -458,6 +506,15 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
 
     Returned as float64 (count / 2^N, exact).  Equals sum_{u_i = 1} F^(u)^2
     (:meth:`WalshSpectrum.influences`), which the tests check.
+
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
 
     Examples
     --------
@@ -477,6 +534,17 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
 def total_influence(f, *, allow_large: bool = False) -> float:
     """Total influence I(f) = sum_i Inf_i(f) = sum_u |u| F^(u)^2 (exact dyadic value).
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import Parity
     >>> total_influence(Parity(4))
     4.0
@@ -489,6 +557,17 @@ def noise_sensitivity(f, delta, *, allow_large: bool = False):
 
     Computed from the exact level weights: NS = 1/2 - 1/2 sum_k (1 - 2 delta)^k W^k.
     A ``Fraction`` delta gives an exact Fraction.
+
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    delta : float
+        Flip probability, 0 <= delta <= 1.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
 
     Examples
     --------
@@ -517,6 +596,7 @@ class Correlation(NamedTuple):
 
     @property
     def exact(self) -> Fraction:
+        """The correlation as an exact Fraction 1 - 2d/2^N."""
         return Fraction(self.agreements - self.disagreements, self.n_points)
 
 
@@ -547,6 +627,10 @@ def correlation(f, g, *, client=None, executor=None, return_counts: bool = False
     return_counts : bool
         Return a :class:`Correlation` ``(value, agreements, disagreements, n_points)`` instead
         of the float.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
 
     Returns
     -------
@@ -661,6 +745,13 @@ def gate_ip_correlation(weights, threshold) -> GateCorrelation:
     (:func:`circuits.count_ones`, :func:`circuits.count_disagreements`; n <= 16).  Real (non-integer)
     weights are accepted too: the gate is then [alpha(x) + beta(y) >= t] with alpha, beta
     evaluated in float64 over {0,1}^n (n <= 12), which defines the gate being analysed.
+
+    Parameters
+    ----------
+    weights : array_like of int
+        The gate's 2n integer weights (x first, then y).
+    threshold : int
+        The gate's threshold t; the gate fires iff w . z >= t.
 
     Returns
     -------

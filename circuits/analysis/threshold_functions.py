@@ -133,6 +133,7 @@ class ThresholdTest:
         return ThresholdFunction(self.weights, self.threshold)
 
     def to_dict(self) -> dict:
+        """JSON-ready dict of the test result and its certificate."""
         d = {"is_threshold": bool(self.is_threshold), "n_inputs": int(self.n_inputs),
              "weights": None if self.weights is None else [int(v) for v in self.weights],
              "threshold": None if self.threshold is None else int(self.threshold)}
@@ -512,6 +513,11 @@ def chow_parameters(truth_table) -> np.ndarray:
     unnormalised Walsh coefficients at the empty set and the singletons.  By Chow's theorem a
     threshold function is the only Boolean function with its Chow parameters.
 
+    Parameters
+    ----------
+    truth_table : array_like
+        0/1 truth table of length 2^N in cube order.
+
     Examples
     --------
     >>> chow_parameters([0, 0, 0, 1]).tolist()          # AND: F = (1, 1, 1, -1)
@@ -532,6 +538,11 @@ def threshold_gate(truth_table) -> ThresholdCircuit:
 
     Its ``layers[0]`` (a one-row :class:`~circuits.threshold.ThresholdLayer`) or
     ``(weights, threshold)`` can be inserted directly into a larger circuit.
+
+    Parameters
+    ----------
+    truth_table : array_like
+        0/1 truth table of length 2^N in cube order.
 
     Raises
     ------
@@ -596,6 +607,15 @@ def all_threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
     the sign of each negative weight), so we decide each monotone function exactly
     (:func:`is_threshold_function`) and close the positive ones under input negations.
 
+    Parameters
+    ----------
+    n : int
+        Number of inputs, 0 <= n <= 5.
+    progress : bool
+        Show a progress bar (stderr; off by default).
+
+    Examples
+    --------
     >>> all_threshold_functions(2).shape
     (14, 4)
     """
@@ -620,6 +640,8 @@ def all_threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
 def count_threshold_functions(n: int, *, method: str = "monotone", progress: bool = False) -> int:
     """Number of threshold functions of ``n`` inputs (OEIS A000609: 2, 4, 14, 104, 1882, 94572).
 
+    Every decision is certified exactly (integer weights or a summability certificate).
+
     Parameters
     ----------
     n : int
@@ -631,8 +653,6 @@ def count_threshold_functions(n: int, *, method: str = "monotone", progress: boo
         an independent cross-check.
     progress : bool
         Show a progress bar.
-
-    Every decision is certified exactly (integer weights or a summability certificate).
 
     Examples
     --------
