@@ -72,9 +72,10 @@ def ip_depth3(n: int) -> ThresholdCircuit:
 def ip_depth2(n: int) -> ThresholdCircuit:
     """IP_n as a depth-2 MAJ o MAJ circuit with n 2^(n-1) hidden gates, bottom weights <= n + 1.
 
-    For a in {0,1}^n and j = 1..|a|:
-    g_{a,j} = [(n+1)(sum_{a_i=1} x_i - sum_{a_i=0} x_i) + sum_{a_i=1} y_i >= (n+1)|a| + j]
-            = [x = a] [|a & y| >= j];  out = [sum_{a,j} (-1)^(j+1) g_{a,j} >= 1].
+    For a in {0,1}^n and j = 1..|a|::
+
+        g_{a,j} = [(n+1)(sum_{a_i=1} x_i - sum_{a_i=0} x_i) + sum_{a_i=1} y_i >= (n+1)|a| + j]
+                = [x = a] [|a & y| >= j];  out = [sum_{a,j} (-1)^(j+1) g_{a,j} >= 1].
 
     Parameters
     ----------

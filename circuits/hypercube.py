@@ -92,7 +92,7 @@ def check_exhaustive(n: int, *, allow_large: bool = False, bytes_per_point: floa
 
 
 def points(n: int, start: int = 0, stop: "int | None" = None) -> np.ndarray:
-    """Bits of the points ``k = start .. stop-1`` of {0,1}^n as a ``(stop-start, n)`` uint8 array.
+    """Bits of the points ``k`` in ``range(start, stop)`` of {0,1}^n as a ``(stop-start, n)`` uint8 array.
 
     Parameters
     ----------

@@ -48,8 +48,17 @@ import numpy as np
 from circuits.functions import as_truth_table
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 
-__all__ = ["to_pm1", "from_pm1", "reverse_bit_order", "to_boofun", "from_boofun",
-           "to_sage", "from_sage", "to_sage_hex", "from_sage_hex"]
+__all__ = [
+    "to_pm1",
+    "from_pm1",
+    "reverse_bit_order",
+    "to_boofun",
+    "from_boofun",
+    "to_sage",
+    "from_sage",
+    "to_sage_hex",
+    "from_sage_hex",
+]
 
 
 def _n_bits(length: int) -> int:
@@ -107,17 +116,20 @@ def from_pm1(values, *, name: str = "values") -> np.ndarray:
     [0, 1]
     """
     v = np.asarray(values)
-    if v.dtype == np.bool_ or not (np.issubdtype(v.dtype, np.integer)
-                                   or np.issubdtype(v.dtype, np.floating)):
-        raise InvalidCircuitError(f"{name} must hold the numbers +1 and -1, got dtype {v.dtype}; "
-                                  f"for a 0/1 table use circuits.functions.as_truth_table")
+    if v.dtype == np.bool_ or not (np.issubdtype(v.dtype, np.integer) or np.issubdtype(v.dtype, np.floating)):
+        raise InvalidCircuitError(
+            f"{name} must hold the numbers +1 and -1, got dtype {v.dtype}; "
+            f"for a 0/1 table use circuits.functions.as_truth_table"
+        )
     if v.ndim != 1:
         raise DimensionError(f"{name} must be 1-dimensional (length 2^N), got shape {v.shape}")
     ok = (v == 1) | (v == -1)
     if not ok.all():
         bad = int(np.argmin(ok))
-        raise InvalidCircuitError(f"{name} must contain only +1 and -1 (F = (-1)^f), found "
-                                  f"{v[bad]!r} at index {bad}; a 0/1 table needs no conversion")
+        raise InvalidCircuitError(
+            f"{name} must contain only +1 and -1 (F = (-1)^f), found "
+            f"{v[bad]!r} at index {bad}; a 0/1 table needs no conversion"
+        )
     return as_truth_table((v < 0).astype(np.uint8), name=name)
 
 
@@ -272,8 +284,10 @@ def to_sage_hex(table) -> str:
     """
     t = as_truth_table(table)
     if t.size < 4:
-        raise DimensionError(f"Sage's hexadecimal truth tables need N >= 2 variables (length >= "
-                             f"4), got length {t.size}; use to_sage for the list form")
+        raise DimensionError(
+            f"Sage's hexadecimal truth tables need N >= 2 variables (length >= "
+            f"4), got length {t.size}; use to_sage for the list form"
+        )
     value = int.from_bytes(np.packbits(t, bitorder="little").tobytes(), "little")
     return format(value, "x").rjust(t.size // 4, "0")
 
@@ -304,14 +318,16 @@ def from_sage_hex(text: str) -> np.ndarray:
     s = text.strip().lower()
     L = len(s)
     if L == 0 or L & (L - 1):
-        raise DimensionError(f"a Sage hexadecimal truth table has a power-of-two number of "
-                             f"digits (2^N / 4), got {L} in {text!r}")
+        raise DimensionError(
+            f"a Sage hexadecimal truth table has a power-of-two number of "
+            f"digits (2^N / 4), got {L} in {text!r}"
+        )
     try:
         value = int(s, 16)
     except ValueError:
-        raise InvalidCircuitError(f"text must contain only hexadecimal digits 0-9a-f, got "
-                                  f"{text!r}") from None
+        raise InvalidCircuitError(f"text must contain only hexadecimal digits 0-9a-f, got {text!r}") from None
     size = 4 * L
-    bits = np.unpackbits(np.frombuffer(value.to_bytes(size // 8 or 1, "little"), dtype=np.uint8),
-                         bitorder="little")[:size]
+    bits = np.unpackbits(
+        np.frombuffer(value.to_bytes(size // 8 or 1, "little"), dtype=np.uint8), bitorder="little"
+    )[:size]
     return np.ascontiguousarray(bits, dtype=np.uint8)

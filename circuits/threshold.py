@@ -77,7 +77,7 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
 
 @dataclass(frozen=True, eq=False)
 class ThresholdLayer:
-    """One layer of threshold gates: gate j fires iff ``weights[j] . z >= thresholds[j]``.
+    """One layer of threshold gates: gate j fires iff ``weights[j] @ z >= thresholds[j]``.
 
     Parameters
     ----------

@@ -34,19 +34,27 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.json",
-                    "auto_examples/*.md5", "sg_execution_times.rst"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.json",
+    "auto_examples/*.md5",
+    "sg_execution_times.rst",
+]
 root_doc = "index"
-default_role = "math"          # `x^2` in reST is math, as in most scientific-Python docs
+default_role = "math"  # `x^2` in reST is math, as in most scientific-Python docs
 
 # ---- autodoc / autosummary ---------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
-autosummary_ignore_module_all = True      # every public module and its own public members
+autosummary_ignore_module_all = True  # every public module and its own public members
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "none"                # numpydoc sections carry the types
+autodoc_typehints = "none"  # numpydoc sections carry the types
 autoclass_content = "class"
 add_module_names = False
 
@@ -83,8 +91,8 @@ numpydoc_validation_exclude = {
     # everything outside the public API of circuits and circuits.analysis (other packages are
     # validated as they are brought up to the same standard: widen the regex)
     rf"^(?!(?:{_public_api_regex()})(?:\.|$))",
-    r"\._[a-zA-Z]",                            # private members
-    r"\.__[a-z]+__$",                          # dunder methods
+    r"\._[a-zA-Z]",  # private members
+    r"\.__[a-z]+__$",  # dunder methods
     # frozen result records: built by the library, their fields are listed under Attributes
     r"\.(Bound|DiscriminatorCheck|DiscrepancySearch|Correlation|GateCorrelation|WalshSpectrum"
     r"|Depth2Size|Summability|ThresholdTest|Disagreements)$",
@@ -136,7 +144,7 @@ def _escape_line(line: str) -> str:
 
 
 def _escape_bars(app, what, name, obj, options, lines):
-    literal_indent = None          # inside a "::" literal block indented deeper than this
+    literal_indent = None  # inside a "::" literal block indented deeper than this
     in_doctest = False
     prev_colons = None
     for i, line in enumerate(lines):

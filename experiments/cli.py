@@ -37,23 +37,30 @@ __all__ = ["main", "EXPERIMENTS", "FILE_COMMANDS"]
 
 #: subcommand -> (module, one-line description).  Each module defines ``main(argv=None) -> int``.
 EXPERIMENTS = {
-    "reduce": ("experiments.reduction",
-               "train a depth-2 net on the hard instance and reduce it to a threshold circuit "
-               "(THEORY §4)"),
-    "ceiling": ("experiments.ceiling",
-                "E21: correlation ceiling of depth-2 nets on IP vs a label-permutation control"),
+    "reduce": (
+        "experiments.reduction",
+        "train a depth-2 net on the hard instance and reduce it to a threshold circuit (THEORY §4)",
+    ),
+    "ceiling": (
+        "experiments.ceiling",
+        "E21: correlation ceiling of depth-2 nets on IP vs a label-permutation control",
+    ),
     "radial": ("experiments.radial", "E22: radial targets (Safran-Eldan-Shamir 2019)"),
-    "theory-table": ("experiments.theory_table",
-                     "every row of the THEORY §5 experiment table: expected vs measured"),
-    "separation": ("experiments.separation",
-                   "E20: depth 2 vs depth 3 vs random features (a memorisation curve)"),
+    "theory-table": (
+        "experiments.theory_table",
+        "every row of the THEORY §5 experiment table: expected vs measured",
+    ),
+    "separation": (
+        "experiments.separation",
+        "E20: depth 2 vs depth 3 vs random features (a memorisation curve)",
+    ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
 }
 
 #: file subcommands -> one-line description
 FILE_COMMANDS = {
     "check": "count the inputs where a circuit file differs from a target (ip, parity, ..., "
-             "or a truth-table file)",
+    "or a truth-table file)",
     "spectrum": "exact Walsh spectrum of a circuit or truth-table file",
     "info": "describe a circuit, network (JSON) or weights (.npz/.safetensors) file",
 }
@@ -77,17 +84,21 @@ def _version() -> str:
 
 def _top_help() -> str:
     width = max(len(k) for k in (*EXPERIMENTS, *FILE_COMMANDS))
-    lines = ["usage: depthsep [--version] [--help] <command> [options] [--json]",
-             "",
-             "Exact, fast, testable depth separation (depthsep " + _version() + ").",
-             "",
-             "experiments (options as in `depthsep <command> --help`):"]
+    lines = [
+        "usage: depthsep [--version] [--help] <command> [options] [--json]",
+        "",
+        "Exact, fast, testable depth separation (depthsep " + _version() + ").",
+        "",
+        "experiments (options as in `depthsep <command> --help`):",
+    ]
     lines += [f"  {name:<{width}}  {desc}" for name, (_, desc) in EXPERIMENTS.items()]
     lines += ["", "checks on files:"]
     lines += [f"  {name:<{width}}  {desc}" for name, desc in FILE_COMMANDS.items()]
-    lines += ["",
-              "--json prints one JSON object on stdout (tables and logs go to stderr).",
-              "Exit status: 0 success, 1 failed check/experiment or bad input, 2 usage error."]
+    lines += [
+        "",
+        "--json prints one JSON object on stdout (tables and logs go to stderr).",
+        "Exit status: 0 success, 1 failed check/experiment or bad input, 2 usage error.",
+    ]
     return "\n".join(lines)
 
 
@@ -134,10 +145,12 @@ def _import_experiment(command: str):
             raise _UsageError(
                 f"depthsep {command}: this installation has no module {module_name} "
                 f"(depthsep {_version()}); the {command!r} experiment is not part of this "
-                f"version. Update depthsep (pip install -e . in a current checkout).") from None
+                f"version. Update depthsep (pip install -e . in a current checkout)."
+            ) from None
         raise _UsageError(
             f"depthsep {command}: {module_name} needs the package {exc.name!r}, which is not "
-            f"installed; install the extras with pip install -e '.[plot]' (or '.[all]')") from None
+            f"installed; install the extras with pip install -e '.[plot]' (or '.[all]')"
+        ) from None
 
 
 def _run_experiment(command: str, argv: list, as_json: bool) -> int:
@@ -170,15 +183,23 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
                         files[str(path.relative_to(root))] = json.loads(path.read_text("utf-8"))
                     except ValueError as exc:
                         files[str(path.relative_to(root))] = {"unreadable": str(exc)}
-        _emit({"command": command, "module": module.__name__, "argv": argv, "exit_code": rc,
-               "out": str(root) if kept else None, "files": files})
+        _emit(
+            {
+                "command": command,
+                "module": module.__name__,
+                "argv": argv,
+                "exit_code": rc,
+                "out": str(root) if kept else None,
+                "files": files,
+            }
+        )
     return rc
 
 
 def _call_main(entry, argv: list) -> int:
     try:
         rc = entry(list(argv))
-    except SystemExit as exc:             # argparse: 0 after --help, 2 after a usage error
+    except SystemExit as exc:  # argparse: 0 after --help, 2 after a usage error
         code = exc.code
         if code is None:
             return 0
@@ -194,21 +215,34 @@ def _file_parser(command: str):
     import argparse
 
     p = argparse.ArgumentParser(prog=f"depthsep {command}", description=FILE_COMMANDS[command])
-    p.add_argument("file", help="a circuit JSON file (circuits.save_circuit)"
-                   + (", a truth-table file" if command == "spectrum" else "")
-                   + (", a network JSON file (SigmaNetwork.save) or a weights file (.npz, "
-                      ".safetensors)" if command == "info" else ""))
+    p.add_argument(
+        "file",
+        help="a circuit JSON file (circuits.save_circuit)"
+        + (", a truth-table file" if command == "spectrum" else "")
+        + (
+            ", a network JSON file (SigmaNetwork.save) or a weights file (.npz, .safetensors)"
+            if command == "info"
+            else ""
+        ),
+    )
     if command == "check":
-        p.add_argument("--target", required=True,
-                       help="ip, parity, majority, and, or, or a truth-table file (.npy, .json "
-                            "list, or text of 0/1 characters), in cube order")
+        p.add_argument(
+            "--target",
+            required=True,
+            help="ip, parity, majority, and, or, or a truth-table file (.npy, .json "
+            "list, or text of 0/1 characters), in cube order",
+        )
         p.add_argument("--progress", action="store_true", help="progress bar on stderr")
     if command == "spectrum":
-        p.add_argument("--top", type=int, default=8,
-                       help="list the TOP largest |Walsh| coefficients; default 8")
+        p.add_argument(
+            "--top", type=int, default=8, help="list the TOP largest |Walsh| coefficients; default 8"
+        )
     if command == "info":
-        p.add_argument("--activation", default="relu",
-                       help="activation for a weights file (.npz/.safetensors); default relu")
+        p.add_argument(
+            "--activation",
+            default="relu",
+            help="activation for a weights file (.npz/.safetensors); default relu",
+        )
     return p
 
 
@@ -244,17 +278,25 @@ def _cmd_check(args) -> tuple:
     t0 = time.perf_counter()
     res = circuits.count_disagreements(circuit, target, progress=args.progress)
     seconds = time.perf_counter() - t0
-    record = {"file": args.file, "target": target_name, "n_inputs": circuit.n_inputs,
-              "n_points": res.n_points, "disagreements": res.count, "agrees": res.count == 0,
-              "first_counterexample_index": res.index if res.count else None,
-              "first_counterexample_bits": (res.counterexample.tolist()
-                                            if res.counterexample is not None else None),
-              "seconds": seconds}
-    text = (f"{args.file}: {res.count} of {res.n_points} inputs differ from {target_name} "
-            f"({seconds:.3f} s)")
+    record = {
+        "file": args.file,
+        "target": target_name,
+        "n_inputs": circuit.n_inputs,
+        "n_points": res.n_points,
+        "disagreements": res.count,
+        "agrees": res.count == 0,
+        "first_counterexample_index": res.index if res.count else None,
+        "first_counterexample_bits": (
+            res.counterexample.tolist() if res.counterexample is not None else None
+        ),
+        "seconds": seconds,
+    }
+    text = f"{args.file}: {res.count} of {res.n_points} inputs differ from {target_name} ({seconds:.3f} s)"
     if res.count:
-        text += (f"\nfirst counterexample: k = {res.index}, bits (bit i = (k >> i) & 1) = "
-                 f"{res.counterexample.tolist()}")
+        text += (
+            f"\nfirst counterexample: k = {res.index}, bits (bit i = (k >> i) & 1) = "
+            f"{res.counterexample.tolist()}"
+        )
     else:
         text += "\nthe circuit computes the target on every input"
     return record, text, 0 if res.count == 0 else 1
@@ -273,25 +315,38 @@ def _cmd_spectrum(args) -> tuple:
     absw = np.abs(s.walsh)
     values, counts = np.unique(absw, return_counts=True)
     order = np.lexsort((np.arange(absw.size), -absw))[: args.top]
-    top = [{"u": int(u), "bits": [(int(u) >> i) & 1 for i in range(N)], "walsh": int(s.walsh[u]),
-            "coefficient": float(s.walsh[u]) / (1 << N)} for u in order]
-    record = {"file": args.file, "kind": kind, "n_inputs": N, "degree": s.degree,
-              "spectral_norm": s.spectral_norm, "nonzero": int(np.count_nonzero(s.walsh)),
-              "level_weights": s.level_weights.tolist(),
-              "abs_walsh_histogram": {str(int(v)): int(c) for v, c in zip(values, counts)},
-              "bent": bool(N % 2 == 0 and values.size == 1 and values[0] == 1 << (N // 2)),
-              "top": top}
-    lines = [f"{args.file}: {kind}, N = {N}, degree {s.degree}, Fourier L1 norm "
-             f"{s.spectral_norm:g}, {record['nonzero']} nonzero of {1 << N} coefficients",
-             "|W(u)| histogram: " + ", ".join(f"{v}: {c}" for v, c in
-                                              record["abs_walsh_histogram"].items()),
-             "level weights W^k: " + ", ".join(f"{w:.4g}" for w in record["level_weights"])]
+    top = [
+        {
+            "u": int(u),
+            "bits": [(int(u) >> i) & 1 for i in range(N)],
+            "walsh": int(s.walsh[u]),
+            "coefficient": float(s.walsh[u]) / (1 << N),
+        }
+        for u in order
+    ]
+    record = {
+        "file": args.file,
+        "kind": kind,
+        "n_inputs": N,
+        "degree": s.degree,
+        "spectral_norm": s.spectral_norm,
+        "nonzero": int(np.count_nonzero(s.walsh)),
+        "level_weights": s.level_weights.tolist(),
+        "abs_walsh_histogram": {str(int(v)): int(c) for v, c in zip(values, counts)},
+        "bent": bool(N % 2 == 0 and values.size == 1 and values[0] == 1 << (N // 2)),
+        "top": top,
+    }
+    lines = [
+        f"{args.file}: {kind}, N = {N}, degree {s.degree}, Fourier L1 norm "
+        f"{s.spectral_norm:g}, {record['nonzero']} nonzero of {1 << N} coefficients",
+        "|W(u)| histogram: " + ", ".join(f"{v}: {c}" for v, c in record["abs_walsh_histogram"].items()),
+        "level weights W^k: " + ", ".join(f"{w:.4g}" for w in record["level_weights"]),
+    ]
     if record["bent"]:
         lines.append(f"bent: every |W(u)| = 2^(N/2) = {1 << (N // 2)} (like IP)")
     if top:
         lines.append("largest coefficients (u in cube order, F^(u) = W(u)/2^N):")
-        lines += [f"  u = {t['u']:>6}  W = {t['walsh']:>8}  F^ = {t['coefficient']:+.6f}"
-                  for t in top]
+        lines += [f"  u = {t['u']:>6}  W = {t['walsh']:>8}  F^ = {t['coefficient']:+.6f}" for t in top]
     return record, "\n".join(lines), 0
 
 
@@ -318,9 +373,11 @@ def _cmd_info(args) -> tuple:
         from networks.sigma import SigmaNetwork
 
         return _network_info(args.file, SigmaNetwork.load(p), source="network")
-    raise _UsageError(f"depthsep info: {p} is neither a circuit document (format "
-                      f"'depthsep.circuit') nor a network file (format 'depthsep.SigmaNetwork'), "
-                      f"found format {fmt!r}; weights go in .npz or .safetensors files")
+    raise _UsageError(
+        f"depthsep info: {p} is neither a circuit document (format "
+        f"'depthsep.circuit') nor a network file (format 'depthsep.SigmaNetwork'), "
+        f"found format {fmt!r}; weights go in .npz or .safetensors files"
+    )
 
 
 def _circuit_info(path, circuit) -> tuple:
@@ -333,27 +390,44 @@ def _circuit_info(path, circuit) -> tuple:
     else:
         layered = circuit
         record["kind"] = "layered"
-    record.update({"depth": layered.depth, "hidden_gates": layered.size,
-                   "gates_with_output": layered.n_gates,
-                   "layer_widths": [layer.n_gates for layer in layered.layers],
-                   "wires": layered.n_wires, "max_abs_weight": int(layered.max_abs_weight),
-                   "preactivation_bound": int(layered.preactivation_bound)})
-    text = (f"{path}: {record['kind']} threshold circuit on N = {record['n_inputs']} inputs, "
-            f"depth {record['depth']}, {record['hidden_gates']} hidden gates + 1 output gate, "
-            f"layer widths {record['layer_widths']}, {record['wires']} wires, max|w| = "
-            f"{record['max_abs_weight']}, |pre-activation| <= {record['preactivation_bound']}")
+    record.update(
+        {
+            "depth": layered.depth,
+            "hidden_gates": layered.size,
+            "gates_with_output": layered.n_gates,
+            "layer_widths": [layer.n_gates for layer in layered.layers],
+            "wires": layered.n_wires,
+            "max_abs_weight": int(layered.max_abs_weight),
+            "preactivation_bound": int(layered.preactivation_bound),
+        }
+    )
+    text = (
+        f"{path}: {record['kind']} threshold circuit on N = {record['n_inputs']} inputs, "
+        f"depth {record['depth']}, {record['hidden_gates']} hidden gates + 1 output gate, "
+        f"layer widths {record['layer_widths']}, {record['wires']} wires, max|w| = "
+        f"{record['max_abs_weight']}, |pre-activation| <= {record['preactivation_bound']}"
+    )
     return record, text, 0
 
 
 def _network_info(path, net, *, source: str) -> tuple:
-    record = {"file": str(path), "kind": source, "dims": list(net.dims), "depth": net.depth,
-              "widths": list(net.widths), "activation": net.activation.name,
-              "n_params": net.n_params, "weight_bound": net.weight_bound,
-              "max_preactivation_unit_ball": net.max_preactivation(1.0)}
-    text = (f"{path}: σ-network, dims {record['dims']} (depth {net.depth}), activation "
-            f"{net.activation.name}, {net.n_params} parameters, B(N) = max|weight| = "
-            f"{net.weight_bound:.6g}, max |pre-activation| on the unit ball = "
-            f"{record['max_preactivation_unit_ball']:.6g}")
+    record = {
+        "file": str(path),
+        "kind": source,
+        "dims": list(net.dims),
+        "depth": net.depth,
+        "widths": list(net.widths),
+        "activation": net.activation.name,
+        "n_params": net.n_params,
+        "weight_bound": net.weight_bound,
+        "max_preactivation_unit_ball": net.max_preactivation(1.0),
+    }
+    text = (
+        f"{path}: σ-network, dims {record['dims']} (depth {net.depth}), activation "
+        f"{net.activation.name}, {net.n_params} parameters, B(N) = max|weight| = "
+        f"{net.weight_bound:.6g}, max |pre-activation| on the unit ball = "
+        f"{record['max_preactivation_unit_ball']:.6g}"
+    )
     return record, text, 0
 
 
@@ -368,7 +442,7 @@ def _run_file_command(command: str, argv: list, as_json: bool) -> int:
         return 0 if exc.code in (None, 0) else 2
     try:
         record, text, rc = _FILE_HANDLERS[command](args)
-    except ValueError as exc:           # e.g. a malformed truth-table or JSON file
+    except ValueError as exc:  # e.g. a malformed truth-table or JSON file
         _err(f"depthsep {command}: error: {exc}")
         return 1
     if as_json:
@@ -413,8 +487,7 @@ def main(argv=None) -> int:
 
         close = difflib.get_close_matches(command, [*EXPERIMENTS, *FILE_COMMANDS], n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise _UsageError(f"depthsep: unknown command {command!r}{hint} "
-                          f"(see depthsep --help)")
+        raise _UsageError(f"depthsep: unknown command {command!r}{hint} (see depthsep --help)")
     except _UsageError as exc:
         _err(str(exc))
         return 2

@@ -44,18 +44,30 @@ from circuits.utils.errors import InvalidNetworkError, MissingDependencyError
 from networks.activations import get_activation
 from networks.sigma import DenseLayer, SigmaNetwork
 
-__all__ = ["from_state_dict", "to_state_dict", "load_state_dict", "save_state_dict",
-           "from_torch", "to_torch", "TORCH_ACTIVATIONS"]
+__all__ = [
+    "from_state_dict",
+    "to_state_dict",
+    "load_state_dict",
+    "save_state_dict",
+    "from_torch",
+    "to_torch",
+    "TORCH_ACTIVATIONS",
+]
 
 #: torch.nn module class name -> depthsep activation name (checked further in from_torch)
-TORCH_ACTIVATIONS = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-                     "Hardtanh": "hardtanh", "Softplus": "softplus"}
+TORCH_ACTIVATIONS = {
+    "ReLU": "relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Hardtanh": "hardtanh",
+    "Softplus": "softplus",
+}
 _SKIPPED = ("Dropout", "Identity", "Flatten")
 
 
 # ------------------------------------------------------------------------------ mappings
 def _as_numpy(value, key: str) -> np.ndarray:
-    if hasattr(value, "detach"):                 # a torch tensor
+    if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
     try:
         arr = np.asarray(value)
@@ -67,12 +79,14 @@ def _as_numpy(value, key: str) -> np.ndarray:
 
 
 def _natural_key(name: str):
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", name) if part != ""]
+    return [
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", name)
+        if part != ""
+    ]
 
 
-def from_state_dict(state, activation="relu", *, transpose: bool = False,
-                    layers=None) -> SigmaNetwork:
+def from_state_dict(state, activation="relu", *, transpose: bool = False, layers=None) -> SigmaNetwork:
     """A :class:`~networks.sigma.SigmaNetwork` from a mapping of weight arrays.
 
     Parameters
@@ -111,8 +125,10 @@ def from_state_dict(state, activation="relu", *, transpose: bool = False,
     ((2, 3, 1), 'tanh')
     """
     if not hasattr(state, "keys") or not hasattr(state, "__getitem__"):
-        raise TypeError(f"state must be a mapping name -> array (a state_dict, dict(np.load(...))), "
-                        f"got {type(state).__name__}")
+        raise TypeError(
+            f"state must be a mapping name -> array (a state_dict, dict(np.load(...))), "
+            f"got {type(state).__name__}"
+        )
     keys = [str(k) for k in state.keys()]
     if layers is None:
         weight_keys = [k for k in keys if k.endswith("weight") and np.ndim(state[k]) == 2]
@@ -121,11 +137,14 @@ def from_state_dict(state, activation="relu", *, transpose: bool = False,
         weight_keys = [str(k) for k in layers]
         missing = [k for k in weight_keys if k not in keys]
         if missing:
-            raise InvalidNetworkError(f"layers names keys {missing} that are not in state; its "
-                                      f"keys are {sorted(keys)}")
+            raise InvalidNetworkError(
+                f"layers names keys {missing} that are not in state; its keys are {sorted(keys)}"
+            )
     if not weight_keys:
-        raise InvalidNetworkError(f"state has no 2-D '...weight' entries (keys: {sorted(keys)}); "
-                                  f"name the weight keys with layers=[...]")
+        raise InvalidNetworkError(
+            f"state has no 2-D '...weight' entries (keys: {sorted(keys)}); "
+            f"name the weight keys with layers=[...]"
+        )
     used = set()
     built = []
     for wk in weight_keys:
@@ -144,9 +163,11 @@ def from_state_dict(state, activation="relu", *, transpose: bool = False,
         built.append(DenseLayer(w.astype(np.float64), b.astype(np.float64)))
     extra = [k for k in keys if k not in used]
     if extra:
-        raise InvalidNetworkError(f"state has entries that belong to no layer: {sorted(extra)}; a "
-                                  f"σ-network has only weights and biases (remove them, or name "
-                                  f"the weight keys with layers=[...])")
+        raise InvalidNetworkError(
+            f"state has entries that belong to no layer: {sorted(extra)}; a "
+            f"σ-network has only weights and biases (remove them, or name "
+            f"the weight keys with layers=[...])"
+        )
     return SigmaNetwork(built, activation=activation)
 
 
@@ -214,10 +235,11 @@ def load_state_dict(path) -> dict:
         st = _safetensors_numpy()
         try:
             return dict(st.load_file(str(path)))
-        except Exception as exc:                  # safetensors raises its own error types
+        except Exception as exc:  # safetensors raises its own error types
             raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
-    raise InvalidNetworkError(f"{path}: weights files must end in .npz or .safetensors, got "
-                              f"{suffix or 'no suffix'!r}")
+    raise InvalidNetworkError(
+        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+    )
 
 
 def save_state_dict(net_or_state, path) -> Path:
@@ -237,8 +259,11 @@ def save_state_dict(net_or_state, path) -> Path:
     """
     from circuits.utils.files import write_bytes_atomic
 
-    state = (to_state_dict(net_or_state) if isinstance(net_or_state, SigmaNetwork)
-             else {str(k): _as_numpy(v, str(k)) for k, v in net_or_state.items()})
+    state = (
+        to_state_dict(net_or_state)
+        if isinstance(net_or_state, SigmaNetwork)
+        else {str(k): _as_numpy(v, str(k)) for k, v in net_or_state.items()}
+    )
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".npz":
@@ -248,16 +273,19 @@ def save_state_dict(net_or_state, path) -> Path:
     if suffix == ".safetensors":
         st = _safetensors_numpy()
         return write_bytes_atomic(path, st.save({k: np.ascontiguousarray(v) for k, v in state.items()}))
-    raise InvalidNetworkError(f"{path}: weights files must end in .npz or .safetensors, got "
-                              f"{suffix or 'no suffix'!r}")
+    raise InvalidNetworkError(
+        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+    )
 
 
 def _safetensors_numpy():
     try:
         import safetensors.numpy as st
     except ImportError:
-        raise MissingDependencyError("reading or writing .safetensors files needs the safetensors "
-                                     "package: pip install safetensors (or use .npz)") from None
+        raise MissingDependencyError(
+            "reading or writing .safetensors files needs the safetensors "
+            "package: pip install safetensors (or use .npz)"
+        ) from None
     return st
 
 
@@ -266,8 +294,9 @@ def _torch():
     try:
         import torch
     except ImportError:
-        raise MissingDependencyError("PyTorch interop needs torch: pip install -e '.[torch]' "
-                                     "(a CPU wheel is enough)") from None
+        raise MissingDependencyError(
+            "PyTorch interop needs torch: pip install -e '.[torch]' (a CPU wheel is enough)"
+        ) from None
     return torch
 
 
@@ -303,7 +332,7 @@ def _step_class():
     return _STEP_CLASS
 
 
-def __getattr__(name):                      # networks.interop.Step, built lazily
+def __getattr__(name):  # networks.interop.Step, built lazily
     if name == "Step":
         return _step_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -325,14 +354,19 @@ def _activation_of(name: str, module) -> str:
     if cls not in TORCH_ACTIVATIONS:
         raise InvalidNetworkError(
             f"module {name} ({cls}) is not a supported activation; supported: "
-            f"{sorted(TORCH_ACTIVATIONS)} and networks.interop.Step (heaviside/sign)")
+            f"{sorted(TORCH_ACTIVATIONS)} and networks.interop.Step (heaviside/sign)"
+        )
     if cls == "Hardtanh" and (float(module.min_val) != -1.0 or float(module.max_val) != 1.0):
-        raise InvalidNetworkError(f"module {name}: Hardtanh(min_val={module.min_val}, max_val="
-                                  f"{module.max_val}) differs from depthsep's hardtanh = "
-                                  f"clip(t, -1, 1); only the default bounds convert")
+        raise InvalidNetworkError(
+            f"module {name}: Hardtanh(min_val={module.min_val}, max_val="
+            f"{module.max_val}) differs from depthsep's hardtanh = "
+            f"clip(t, -1, 1); only the default bounds convert"
+        )
     if cls == "Softplus" and float(module.beta) != 1.0:
-        raise InvalidNetworkError(f"module {name}: Softplus(beta={module.beta}) differs from "
-                                  f"depthsep's softplus = log(1 + exp(t)); only beta = 1 converts")
+        raise InvalidNetworkError(
+            f"module {name}: Softplus(beta={module.beta}) differs from "
+            f"depthsep's softplus = log(1 + exp(t)); only beta = 1 converts"
+        )
     return TORCH_ACTIVATIONS[cls]
 
 
@@ -362,37 +396,44 @@ def from_torch(module) -> SigmaNetwork:
     """
     torch = _torch()
     if not isinstance(module, torch.nn.Module):
-        raise TypeError(f"module must be a torch.nn.Module (an nn.Sequential), got "
-                        f"{type(module).__name__}")
-    parts = [(n, m) for n, m in _flatten_modules(module, torch, "")
-             if type(m).__name__ not in _SKIPPED]
+        raise TypeError(f"module must be a torch.nn.Module (an nn.Sequential), got {type(module).__name__}")
+    parts = [(n, m) for n, m in _flatten_modules(module, torch, "") if type(m).__name__ not in _SKIPPED]
     layers, acts, expect_linear = [], [], True
     for name, m in parts:
         if isinstance(m, torch.nn.Linear):
             if not expect_linear:
-                raise InvalidNetworkError(f"module {name}: two Linear layers in a row; a σ-network "
-                                          f"applies an activation after every hidden layer")
+                raise InvalidNetworkError(
+                    f"module {name}: two Linear layers in a row; a σ-network "
+                    f"applies an activation after every hidden layer"
+                )
             w = m.weight.detach().cpu().to(torch.float64).numpy()
-            b = (m.bias.detach().cpu().to(torch.float64).numpy() if m.bias is not None
-                 else np.zeros(w.shape[0]))
+            b = (
+                m.bias.detach().cpu().to(torch.float64).numpy()
+                if m.bias is not None
+                else np.zeros(w.shape[0])
+            )
             layers.append(DenseLayer(w, b))
             expect_linear = False
         else:
             if expect_linear:
                 what = "two activations in a row" if layers else "an activation before any Linear"
-                raise InvalidNetworkError(f"module {name} ({type(m).__name__}): {what}; expected "
-                                          f"Linear, act, Linear, ..., Linear")
+                raise InvalidNetworkError(
+                    f"module {name} ({type(m).__name__}): {what}; expected Linear, act, Linear, ..., Linear"
+                )
             acts.append((name, _activation_of(name, m)))
             expect_linear = True
     if not layers:
         raise InvalidNetworkError("the module has no Linear layer")
     if expect_linear:
-        raise InvalidNetworkError(f"the module ends with an activation ({acts[-1][0]}); a σ-network "
-                                  f"ends with a linear output layer")
+        raise InvalidNetworkError(
+            f"the module ends with an activation ({acts[-1][0]}); a σ-network ends with a linear output layer"
+        )
     names = {a for _, a in acts}
     if len(names) > 1:
-        raise InvalidNetworkError(f"mixed activations {sorted(names)} at {[n for n, _ in acts]}; a "
-                                  f"SigmaNetwork uses one activation for every hidden layer")
+        raise InvalidNetworkError(
+            f"mixed activations {sorted(names)} at {[n for n, _ in acts]}; a "
+            f"SigmaNetwork uses one activation for every hidden layer"
+        )
     return SigmaNetwork(layers, activation=names.pop() if names else "relu")
 
 
@@ -424,13 +465,19 @@ def to_torch(net: SigmaNetwork, *, dtype=None):
         raise TypeError(f"net must be a SigmaNetwork, got {type(net).__name__}")
     dtype = torch.float64 if dtype is None else dtype
     act = get_activation(net.activation).name
-    makers = {"relu": torch.nn.ReLU, "sigmoid": torch.nn.Sigmoid, "tanh": torch.nn.Tanh,
-              "hardtanh": torch.nn.Hardtanh, "softplus": torch.nn.Softplus,
-              "heaviside": lambda: _step_class()("heaviside"),
-              "sign": lambda: _step_class()("sign")}
+    makers = {
+        "relu": torch.nn.ReLU,
+        "sigmoid": torch.nn.Sigmoid,
+        "tanh": torch.nn.Tanh,
+        "hardtanh": torch.nn.Hardtanh,
+        "softplus": torch.nn.Softplus,
+        "heaviside": lambda: _step_class()("heaviside"),
+        "sign": lambda: _step_class()("sign"),
+    }
     if act not in makers:
-        raise InvalidNetworkError(f"activation {act!r} has no torch counterpart; to_torch supports "
-                                  f"{sorted(makers)}")
+        raise InvalidNetworkError(
+            f"activation {act!r} has no torch counterpart; to_torch supports {sorted(makers)}"
+        )
     modules = []
     for i, layer in enumerate(net.layers):
         lin = torch.nn.Linear(layer.n_in, layer.n_out, dtype=dtype)
@@ -441,4 +488,3 @@ def to_torch(net: SigmaNetwork, *, dtype=None):
         if i < net.depth - 1:
             modules.append(makers[act]())
     return torch.nn.Sequential(*modules)
-

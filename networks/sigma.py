@@ -173,7 +173,7 @@ class SigmaNetwork:
     widths : tuple of int
         Hidden-layer widths (length ``depth - 1``).
     dims : tuple of int
-        (input_dim, *widths, 1).
+        ``(input_dim, *widths, 1)``.
 
     Raises
     ------

@@ -79,16 +79,16 @@ def test_ip_demo_writes_json(capsys, tmp_path):
     rec = json.loads((tmp_path / "ip_demo.json").read_text())
     assert rec["ok"] is True and len(rec["rows"]) == 3 + 2
     row = rec["rows"][0]
-    assert row["hidden_gates"] == 2 and row["gates_with_output"] == 3       # ip_depth3(1): 2n, 2n+1
+    assert row["hidden_gates"] == 2 and row["gates_with_output"] == 3  # ip_depth3(1): 2n, 2n+1
 
 
 def test_ip_demo_json_on_stdout_logs_on_stderr(capsys):
     rc, out, err = run(capsys, "ip-demo", "--n-max", "2", "--depth2-n-max", "1", "--json")
     assert rc == 0
-    rec = json.loads(out)                       # stdout is exactly one JSON document
+    rec = json.loads(out)  # stdout is exactly one JSON document
     assert rec["command"] == "ip-demo" and rec["exit_code"] == 0 and rec["out"] is None
     assert rec["files"]["ip_demo.json"]["ok"] is True
-    assert "ip_depth3" in err                   # the table went to stderr
+    assert "ip_depth3" in err  # the table went to stderr
 
 
 def test_json_keeps_user_out_dir(capsys, tmp_path):
@@ -140,10 +140,13 @@ def test_check_against_truth_table_files(capsys, ip3_file, tmp_path, fmt):
     assert rc == 1 and json.loads(out)["first_counterexample_index"] == 5
 
 
-@pytest.mark.parametrize("content, match", [
-    ("0120", "only the characters 0 and 1"),
-    ("011", "power-of-two"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("0120", "only the characters 0 and 1"),
+        ("011", "power-of-two"),
+    ],
+)
 def test_check_bad_truth_table_file(capsys, ip3_file, tmp_path, content, match):
     path = tmp_path / "bad.txt"
     path.write_text(content)
@@ -157,7 +160,7 @@ def test_check_wrong_size_and_missing_files(capsys, ip3_file, tmp_path):
     assert rc == 1 and "inputs" in err
     rc, _, err = run(capsys, "check", str(tmp_path / "nope.json"), "--target", "ip")
     assert rc == 1 and "nope.json" in err
-    rc, _, err = run(capsys, "check", ip3_file)                 # --target is required
+    rc, _, err = run(capsys, "check", ip3_file)  # --target is required
     assert rc == 2
 
 
@@ -174,7 +177,7 @@ def test_spectrum_of_truth_table_and_negative_control(capsys, tmp_path):
     rc, out, _ = run(capsys, "spectrum", str(tmp_path / "maj.npy"), "--json")
     rec = json.loads(out)
     assert rc == 0 and rec["bent"] is False and rec["degree"] == 3
-    assert rec["abs_walsh_histogram"] == {"0": 4, "4": 4}          # MAJ_3: |W| = 4 on odd levels
+    assert rec["abs_walsh_histogram"] == {"0": 4, "4": 4}  # MAJ_3: |W| = 4 on odd levels
     rc, out, _ = run(capsys, "spectrum", str(tmp_path / "maj.npy"))
     assert "degree 3" in out
 
@@ -185,12 +188,14 @@ def test_info_circuit_network_and_weights(capsys, ip3_file, tmp_path):
     assert rc == 0 and rec["kind"] == "layered" and rec["depth"] == 3
     assert rec["hidden_gates"] == 6 and rec["gates_with_output"] == 7
     from networks import SigmaNetwork
+
     net = SigmaNetwork.random([4, 5, 1], "tanh", seed=0)
     net.save(tmp_path / "net.json")
     rc, out, _ = run(capsys, "info", str(tmp_path / "net.json"), "--json")
     rec = json.loads(out)
     assert rc == 0 and rec["dims"] == [4, 5, 1] and rec["activation"] == "tanh"
     from networks.interop import save_state_dict
+
     save_state_dict(net, tmp_path / "w.npz")
     rc, out, _ = run(capsys, "info", str(tmp_path / "w.npz"), "--activation", "tanh", "--json")
     assert rc == 0 and json.loads(out)["n_params"] == net.n_params
@@ -202,13 +207,19 @@ def test_info_circuit_network_and_weights(capsys, ip3_file, tmp_path):
 # ---------------------------------------------------------------------------- subprocess
 def test_module_entry_point_help_from_elsewhere(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "experiments.cli", "--help"], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "reduce" in proc.stdout and "theory-table" in proc.stdout
     # --help does not import the numerical stack
-    probe = ("import sys; from experiments.cli import main; main(['--help']); "
-             "print('numpy' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    probe = "import sys; from experiments.cli import main; main(['--help']); print('numpy' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.stdout.strip().splitlines()[-1] == "False"

@@ -24,10 +24,11 @@ def test_pm1_round_trip_and_convention():
     t = circuits.inner_product_mod2(2)
     s = ci.to_pm1(t)
     assert s.dtype == np.int8
-    assert np.array_equal(s, 1 - 2 * t.astype(int))           # 0 -> +1, 1 -> -1 (O'Donnell)
+    assert np.array_equal(s, 1 - 2 * t.astype(int))  # 0 -> +1, 1 -> -1 (O'Donnell)
     assert np.array_equal(ci.from_pm1(s), t)
     # the ±1 form is what the Walsh transform sees: sum of F = W_F(0)
     from circuits import analysis as A
+
     assert int(s.sum()) == int(A.walsh_spectrum(t).walsh[0])
 
 
@@ -67,7 +68,7 @@ def test_boofun_order_is_lsb_first():
     assert ci.from_boofun([1, -1, -1, 1], signs=True).tolist() == [0, 1, 1, 0]
     assert ci.from_boofun([False, True, True, False]).tolist() == [0, 1, 1, 0]
     with pytest.raises(InvalidCircuitError):
-        ci.from_boofun([1, -1, -1, 1])                    # ±1 without signs=True is refused
+        ci.from_boofun([1, -1, -1, 1])  # ±1 without signs=True is refused
 
 
 def test_sage_order_and_hex():
@@ -84,6 +85,7 @@ def test_sage_order_and_hex():
     assert ci.to_sage_hex(ci.from_sage_hex("00ab")) == "00ab"
     # a bent function of 6 variables from Sage's docs (is_bent() is True): |W| = 8 everywhere
     from circuits import analysis as A
+
     s = A.walsh_spectrum(ci.from_sage_hex("0113077C165E76A8"))
     assert set(np.abs(s.walsh).tolist()) == {8}
 
@@ -115,7 +117,7 @@ def test_state_dict_round_trip_exact():
 def test_state_dict_natural_order_and_missing_bias():
     rng = np.random.default_rng(1)
     w = {f"layer{i}.weight": rng.normal(size=s) for i, s in [(10, (1, 3)), (2, (3, 2)), (1, (2, 2))]}
-    net = SigmaNetwork.from_state_dict(w, activation="tanh")      # 1, 2, 10, not 1, 10, 2
+    net = SigmaNetwork.from_state_dict(w, activation="tanh")  # 1, 2, 10, not 1, 10, 2
     assert net.dims == (2, 2, 3, 1)
     assert all(np.array_equal(layer.bias, np.zeros(layer.n_out)) for layer in net.layers)
 
@@ -129,13 +131,16 @@ def test_state_dict_transpose_and_explicit_layers():
     assert np.allclose(back(X), ref(X), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("state, match", [
-    ({}, "no 2-D"),
-    ({"0.weight": np.ones((2, 3)), "0.bias": np.ones(2), "running_mean": np.ones(2)}, "no layer"),
-    ({"0.weight": np.ones((2, 3)), "1.weight": np.ones((1, 4))}, "do not chain"),
-    ({"0.weight": np.ones((2, 3))}, "one output"),
-    ({"0.weight": np.array([[np.nan, 1.0]])}, "finite"),
-])
+@pytest.mark.parametrize(
+    "state, match",
+    [
+        ({}, "no 2-D"),
+        ({"0.weight": np.ones((2, 3)), "0.bias": np.ones(2), "running_mean": np.ones(2)}, "no layer"),
+        ({"0.weight": np.ones((2, 3)), "1.weight": np.ones((1, 4))}, "do not chain"),
+        ({"0.weight": np.ones((2, 3))}, "one output"),
+        ({"0.weight": np.array([[np.nan, 1.0]])}, "finite"),
+    ],
+)
 def test_state_dict_bad_input(state, match):
     with pytest.raises(InvalidNetworkError, match=match):
         SigmaNetwork.from_state_dict(state)
@@ -146,8 +151,10 @@ def test_npz_file_round_trip(tmp_path):
     path = ni.save_state_dict(net, tmp_path / "w.npz")
     assert SigmaNetwork.from_state_dict(ni.load_state_dict(path), activation="sigmoid").equals(net)
     # a plain np.savez file of another tool's names works too
-    np.savez(tmp_path / "other.npz", **{"fc1.weight": np.ones((2, 3)), "fc1.bias": np.zeros(2),
-                                        "fc2.weight": np.ones((1, 2))})
+    np.savez(
+        tmp_path / "other.npz",
+        **{"fc1.weight": np.ones((2, 3)), "fc1.bias": np.zeros(2), "fc2.weight": np.ones((1, 2))},
+    )
     assert SigmaNetwork.from_state_dict(ni.load_state_dict(tmp_path / "other.npz")).dims == (3, 2, 1)
 
 
@@ -185,8 +192,10 @@ def test_reduce_network_accepts_imported_weights():
 # ------------------------------------------------------------------------------------- torch
 def test_missing_torch_is_a_clear_error(monkeypatch):
     import sys
-    monkeypatch.setitem(sys.modules, "torch", None)            # import torch -> ImportError
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
     from circuits.utils.errors import MissingDependencyError
+
     with pytest.raises(MissingDependencyError, match=r"\[torch\]"):
         _net().to_torch()
 
@@ -214,31 +223,40 @@ def test_torch_round_trip_same_function(activation):
 def test_from_torch_float32_module_and_skips():
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
-    m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(4, 6), torch.nn.ReLU(),
-                            torch.nn.Dropout(0.1),
-                            torch.nn.Sequential(torch.nn.Linear(6, 3), torch.nn.ReLU()),
-                            torch.nn.Linear(3, 1, bias=False)).eval()
+    m = torch.nn.Sequential(
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 6),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(0.1),
+        torch.nn.Sequential(torch.nn.Linear(6, 3), torch.nn.ReLU()),
+        torch.nn.Linear(3, 1, bias=False),
+    ).eval()
     net = SigmaNetwork.from_torch(m)
     assert net.dims == (4, 6, 3, 1) and net.activation.name == "relu"
     X = np.random.default_rng(3).normal(size=(32, 4))
     with torch.no_grad():
         y = m(torch.from_numpy(X).float()).double().numpy()[:, 0]
-    assert np.allclose(y, net(X), rtol=1e-5, atol=1e-5)        # float32 module vs float64 copy
+    assert np.allclose(y, net(X), rtol=1e-5, atol=1e-5)  # float32 module vs float64 copy
     # from_state_dict of the module's own state_dict is the same network
     assert SigmaNetwork.from_state_dict(m.state_dict()).equals(net)
 
 
-@pytest.mark.parametrize("build, match", [
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.GELU(), nn.Linear(3, 1)), "not a supported"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1)), "two Linear"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.ReLU(), nn.Linear(3, 1)), "two activations"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU()), "ends with an activation"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1)),
-     "mixed"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Hardtanh(0, 2), nn.Linear(3, 1)), "Hardtanh"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Softplus(beta=2), nn.Linear(3, 1)), "beta"),
-    (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2)), "one output"),
-])
+@pytest.mark.parametrize(
+    "build, match",
+    [
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.GELU(), nn.Linear(3, 1)), "not a supported"),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1)), "two Linear"),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.ReLU(), nn.Linear(3, 1)), "two activations"),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU()), "ends with an activation"),
+        (
+            lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1)),
+            "mixed",
+        ),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Hardtanh(0, 2), nn.Linear(3, 1)), "Hardtanh"),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.Softplus(beta=2), nn.Linear(3, 1)), "beta"),
+        (lambda nn: nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2)), "one output"),
+    ],
+)
 def test_from_torch_refuses(build, match):
     torch = pytest.importorskip("torch")
     with pytest.raises(InvalidNetworkError, match=match):
@@ -248,9 +266,15 @@ def test_from_torch_refuses(build, match):
 def test_to_torch_refuses_custom_activation():
     pytest.importorskip("torch")
     from networks import Activation, register_activation, unregister_activation
-    act = Activation("cube_doc_test", lambda t: t ** 3, lambda t: 3 * t ** 2,
-                     lipschitz_function=lambda R: 3 * R * R, sup_abs_function=lambda R: R ** 3,
-                     total_variation_function=lambda R: 2 * R ** 3)
+
+    act = Activation(
+        "cube_doc_test",
+        lambda t: t**3,
+        lambda t: 3 * t**2,
+        lipschitz_function=lambda R: 3 * R * R,
+        sup_abs_function=lambda R: R**3,
+        total_variation_function=lambda R: 2 * R**3,
+    )
     register_activation(act)
     try:
         with pytest.raises(InvalidNetworkError, match="no torch counterpart"):

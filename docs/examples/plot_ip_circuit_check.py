@@ -16,7 +16,6 @@ must fail the check.
 # target, and the first counterexample (in cube order: bit i of point k is ``(k >> i) & 1``;
 # x is the low n bits, y the high n bits).
 import matplotlib.pyplot as plt
-import numpy as np
 
 import circuits as c
 from circuits.hypercube import as_matrix
@@ -24,9 +23,11 @@ from circuits.hypercube import as_matrix
 n = 5
 for name, circ in [("ip_depth3", c.ip_depth3(n)), ("ip_depth2", c.ip_depth2(n))]:
     res = c.count_disagreements(circ, "ip")
-    print(f"{name}: depth {circ.depth}, {circ.size} hidden gates (+1 output), "
-          f"max|w| = {circ.max_abs_weight}, disagreements with IP on {res.n_points} inputs: "
-          f"{res.count}")
+    print(
+        f"{name}: depth {circ.depth}, {circ.size} hidden gates (+1 output), "
+        f"max|w| = {circ.max_abs_weight}, disagreements with IP on {res.n_points} inputs: "
+        f"{res.count}"
+    )
 
 # %%
 # Negative control
@@ -41,10 +42,12 @@ t[0] = 3
 layers[0] = c.ThresholdLayer(layers[0].weights, t)
 broken = c.ThresholdCircuit(tuple(layers))
 res = c.count_disagreements(broken, "ip")
-print(f"broken circuit: {res.count} of {res.n_points} inputs differ "
-      f"(expected 4^n / 4 = {4 ** n // 4}); first counterexample k = {res.index}, "
-      f"bits {res.counterexample.tolist()}")
-assert res.count == 4 ** n // 4
+print(
+    f"broken circuit: {res.count} of {res.n_points} inputs differ "
+    f"(expected 4^n / 4 = {4**n // 4}); first counterexample k = {res.index}, "
+    f"bits {res.counterexample.tolist()}"
+)
+assert res.count == 4**n // 4
 
 # %%
 # The communication matrix

@@ -16,8 +16,14 @@ from networks import SigmaNetwork, reduce_network, train
 
 inst = HardInstance(4, seed=0)
 sup = inst.support()
-net = train(SigmaNetwork.random([inst.dim, 16, 1], "relu", seed=0), sup.points,
-            sup.labels.astype(float), epochs=2000, lr=0.03, target_loss=0.2).network
+net = train(
+    SigmaNetwork.random([inst.dim, 16, 1], "relu", seed=0),
+    sup.points,
+    sup.labels.astype(float),
+    epochs=2000,
+    lr=0.03,
+    target_loss=0.2,
+).network
 rep = reduce_network(net, inst, seed=0)
 print("\n".join(rep.steps))
 
