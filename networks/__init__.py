@@ -14,7 +14,7 @@ from networks.train import TrainResult, loss_and_gradient, mse, train
 from networks import reduction
 from networks import interop
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
-                                staircase, threshold_circuit)
+                                staircase, support_metrics, threshold_circuit, value_table)
 
 __all__ = [
     "InvalidNetworkError",
@@ -23,5 +23,5 @@ __all__ = [
     "constructions", "legendre", "interop",
     "TrainResult", "loss_and_gradient", "mse", "train",
     "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
-    "self_reduce", "certify",
+    "self_reduce", "certify", "value_table", "support_metrics",
 ]
