@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # Document the checkout next to this file, not an installed copy of another version.
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# autosummary regenerates the API pages on every build; stale pages of modules that were moved
+# or removed would otherwise stay behind as orphans (a warning, so an error under -W).
+shutil.rmtree(Path(__file__).resolve().parent / "api" / "generated", ignore_errors=True)
 
 from circuits._version import __version__  # noqa: E402
 
