@@ -138,13 +138,23 @@ html_show_sourcelink = False
 # ---- docstrings written as plain-text mathematics ----------------------------------------------
 # The docstrings use |x| for absolute values and norms, which reST would read as substitution
 # references.  Escape every "|" outside literal text (inline ``code``, `math`, doctest and ::
-# blocks) before numpydoc and autodoc parse the docstring.
+# blocks) before numpydoc and autodoc parse the docstring, and link "THEORY §x" references.
 _SPANS = re.compile(r"(``.*?``|`[^`]*`)")
+
+
+# "THEORY §4.5" (or "THEORY.md §4.5") in a docstring becomes a link to section §4.5 of the
+# theory pages; a reference to a section that does not exist is then a build error.
+_THEORY_REF = re.compile(r"THEORY(?:\.md)?[ \t]*§[ \t]*(\d+(?:\.\d+)?)")
+
+
+def _plain(text: str) -> str:
+    text = re.sub(r"(?<!\\)\|", r"\\|", text)
+    return _THEORY_REF.sub(lambda m: f":ref:`THEORY §{m.group(1)} <theory-{m.group(1)}>`", text)
 
 
 def _escape_line(line: str) -> str:
     parts = _SPANS.split(line)
-    return "".join(p if i % 2 else re.sub(r"(?<!\\)\|", r"\\|", p) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else _plain(p) for i, p in enumerate(parts))
 
 
 def _escape_bars(app, what, name, obj, options, lines):
