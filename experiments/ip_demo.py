@@ -38,7 +38,7 @@ def main(argv=None) -> int:
             res = circuits.count_disagreements(circ, "ip")
             ones = circuits.count_ones(circ)
             dt = time.perf_counter() - t0
-            expect = (1 << (n - 1)) * ((1 << n) - 1)
+            expect = circuits.InnerProductMod2(n).n_ones
             ok &= res.count == 0 and ones == expect
             rows.append({"circuit": name, "n": n, "n_inputs": 2 * n, "depth": circ.depth,
                          "hidden_gates": circ.size, "gates_with_output": circ.n_gates,

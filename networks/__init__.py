@@ -10,7 +10,7 @@ from networks.activations import (ACTIVATIONS, Activation, get_activation, regis
                                   unregister_activation)
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
-from networks.train import TrainResult, loss_and_gradient, mse, train
+from networks.train import TrainOptions, TrainResult, loss_and_gradient, mse, train
 from networks import reduction
 from networks import interop
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
@@ -21,7 +21,7 @@ __all__ = [
     "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
     "DenseLayer", "SigmaNetwork", "random_network",
     "constructions", "legendre", "interop",
-    "TrainResult", "loss_and_gradient", "mse", "train",
+    "TrainOptions", "TrainResult", "loss_and_gradient", "mse", "train",
     "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
     "self_reduce", "certify", "value_table", "support_metrics",
 ]
