@@ -40,6 +40,7 @@ class Disagreements(NamedTuple):
 
     @property
     def agrees(self) -> bool:
+        """True iff the circuit equals the target on every input."""
         return self.count == 0
 
 
@@ -203,15 +204,18 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         Named targets and function objects are computed on the fly (no table is built).
     client, executor : optional
         A ``dask.distributed.Client`` or any ``concurrent.futures.Executor`` to spread chunks.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
     progress : bool
-        Show a progress bar with an ETA.
+        Show a progress bar over points, with an ETA (stderr; off by default).
     max_seconds : float or None
         Refuse (:class:`~circuits.utils.errors.RunTooLongError`, with the estimate) a local run
         estimated, from a fraction of a second of calibration on this circuit, to take longer.
         Default ``$DEPTHSEP_MAX_SECONDS`` or 600; ``None``: no limit.  See
         :func:`circuits.utils.parallel.run_chunks`.
     timeout : float or None
-        Dask only: seconds without any worker or scheduler before giving up.
+        Dask only: seconds without any worker or scheduler before giving up
+        (:class:`~circuits.utils.errors.ClusterLostError`).
 
     Ctrl-C raises ``KeyboardInterrupt`` within about 0.2 s: the cube is walked in slices.
 
@@ -241,8 +245,25 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
                max_seconds=DEFAULT, timeout: "float | None" = 120.0) -> int:
     """Exact number of points of {0,1}^N where the circuit outputs 1 (streams; O(1) memory).
 
-    Arguments as in :func:`count_disagreements` (time limit, progress, Ctrl-C within ~0.2 s).
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
+    progress : bool
+        Show a progress bar over points, with an ETA (stderr; off by default).
+    max_seconds : float or None
+        Limit on the estimated run time, as in :func:`count_disagreements`.
+    timeout : float or None
+        Dask only, as in :func:`count_disagreements`.
 
+    Examples
+    --------
     >>> from circuits.constructions import parity_depth2
     >>> count_ones(parity_depth2(5))
     16
@@ -275,9 +296,22 @@ def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
                 max_seconds=DEFAULT) -> np.ndarray:
     """The circuit's outputs on every point of {0,1}^N as uint8, in cube order.
 
-    Runs in slices (Ctrl-C within ~0.2 s), with an optional progress bar and the time limit
-    ``max_seconds`` of :func:`count_disagreements`.
+    Runs in slices (Ctrl-C within ~0.2 s).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+    progress : bool
+        Show a progress bar over points, with an ETA.
+    max_seconds : float or None
+        Limit on the estimated run time, as in :func:`count_disagreements`.
+
+    Examples
+    --------
     >>> from circuits.threshold import ThresholdCircuit
     >>> truth_table(ThresholdCircuit.single_gate([2, 1], 2)).tolist()
     [0, 1, 0, 1]

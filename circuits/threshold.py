@@ -138,7 +138,7 @@ def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
 
 @dataclass(frozen=True, eq=False)
 class ThresholdLayer:
-    """One layer of threshold gates: gate j fires iff ``weights[j] . z >= thresholds[j]``.
+    """One layer of threshold gates: gate j fires iff ``weights[j] @ z >= thresholds[j]``.
 
     Parameters
     ----------
@@ -177,10 +177,12 @@ class ThresholdLayer:
 
     @property
     def n_gates(self) -> int:
+        """Number of gates (rows of the weight matrix)."""
         return int(self.weights.shape[0])
 
     @property
     def n_in(self) -> int:
+        """Number of inputs each gate reads."""
         return int(self.weights.shape[1])
 
     @property
@@ -205,6 +207,14 @@ class ThresholdLayer:
         return (z.astype(np.int64) @ self.weights.T >= self.thresholds).astype(np.uint8)
 
     def equals(self, other) -> bool:
+        """Same shape, weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdLayer) and self.weights.shape == other.weights.shape
                 and bool(np.array_equal(self.weights, other.weights))
                 and bool(np.array_equal(self.thresholds, other.thresholds)))
@@ -216,6 +226,12 @@ class ThresholdLayer:
 @dataclass(frozen=True, eq=False)
 class ThresholdCircuit:
     """A layered threshold circuit: ``layers[0]`` reads the inputs, the last layer has one gate.
+
+    Parameters
+    ----------
+    layers : sequence of ThresholdLayer
+        layers[0] reads the N inputs, each next layer reads the previous one; the last layer has
+        one gate.
 
     Examples
     --------
@@ -249,7 +265,20 @@ class ThresholdCircuit:
 
     @classmethod
     def depth2(cls, hidden_weights, hidden_thresholds, output_weights, output_threshold):
-        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``."""
+        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``.
+
+        Parameters
+        ----------
+        hidden_weights : array_like of int
+            Bottom weights W, shape (s, N).
+        hidden_thresholds : array_like of int
+            Bottom thresholds t, length s.
+        output_weights : array_like of int
+            Top weights v, length s.
+        output_threshold : int
+            Top threshold.
+
+        """
         out_w = as_int64_array(output_weights, name="output_weights", ndim=1)
         out_t = _one_threshold(output_threshold, "output_threshold")
         return cls((ThresholdLayer(hidden_weights, hidden_thresholds),
@@ -257,16 +286,27 @@ class ThresholdCircuit:
 
     @classmethod
     def single_gate(cls, weights, threshold):
-        """A depth-1 circuit: one threshold gate on the inputs."""
+        """A depth-1 circuit: one threshold gate on the inputs.
+
+        Parameters
+        ----------
+        weights : array_like of int
+            Integer weights (length N).
+        threshold : int
+            Integer threshold.
+
+        """
         w = as_int64_array(weights, name="weights", ndim=1)
         return cls((ThresholdLayer(w.reshape(1, -1), _one_threshold(threshold, "threshold")),))
 
     @property
     def n_inputs(self) -> int:
+        """Number of inputs N."""
         return self.layers[0].n_in
 
     @property
     def depth(self) -> int:
+        """Number of gate layers, the output layer included."""
         return len(self.layers)
 
     @property
@@ -281,6 +321,7 @@ class ThresholdCircuit:
 
     @property
     def n_wires(self) -> int:
+        """Number of weights over all layers (nonzero or not)."""
         return sum(layer.n_wires for layer in self.layers)
 
     @property
@@ -291,6 +332,7 @@ class ThresholdCircuit:
 
     @property
     def max_abs_weight(self) -> int:
+        """Largest absolute weight over all layers."""
         return max(int(np.abs(layer.weights).max()) for layer in self.layers)
 
     def packed(self):
@@ -306,13 +348,28 @@ class ThresholdCircuit:
                 np.ascontiguousarray(tflat, dtype=np.int64), sizes)
 
     def evaluate(self, bits) -> np.ndarray:
-        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic."""
+        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic.
+
+        Parameters
+        ----------
+        bits : array_like
+            0/1 rows of shape (n_points, N) (a single row is accepted).
+
+        """
         z = as_bit_rows(bits, self.n_inputs)
         for layer in self.layers:
             z = layer(z)
         return z[:, 0]
 
     def equals(self, other) -> bool:
+        """Same layers with the same integer weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdCircuit) and len(self.layers) == len(other.layers)
                 and all(a.equals(b) for a, b in zip(self.layers, other.layers)))
 

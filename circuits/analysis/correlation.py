@@ -35,6 +35,7 @@ class Correlation(NamedTuple):
 
     @property
     def exact(self) -> Fraction:
+        """The correlation as an exact Fraction 1 - 2d/2^N."""
         return Fraction(self.agreements - self.disagreements, self.n_points)
 
 
@@ -63,6 +64,10 @@ def correlation(f, g, *, client=None, executor=None, max_seconds=_DEFAULT_LIMIT,
         Must have the same number of inputs N.  When one of them is a circuit the count
         streams through :func:`circuits.count_disagreements` (no table, any N up to 62), and
         ``client`` / ``executor`` are forwarded to it (Dask or concurrent.futures).
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
     max_seconds, progress
         Also forwarded to :func:`circuits.count_disagreements`: the limit on the estimated run
         time (default ``$DEPTHSEP_MAX_SECONDS`` or 600 s, ``None`` for none) and a progress bar.
@@ -90,6 +95,17 @@ def correlation_counts(f, g, *, client=None, executor=None, max_seconds=_DEFAULT
                        progress: bool = False) -> Correlation:
     """:func:`correlation` with the integer counts it comes from: a :class:`Correlation`
     ``(value, agreements, disagreements, n_points)``; ``.exact`` is the Fraction.
+
+    Parameters
+    ----------
+    f : ThresholdCircuit, BooleanFunction, array_like or str
+        A circuit, a function object, a truth table or a name ("ip", "parity", ...).
+    g : ThresholdCircuit, BooleanFunction, array_like or str
+        The same kinds; f and g have the same number of inputs N.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
 
     Examples
     --------
@@ -192,6 +208,13 @@ def gate_ip_correlation(weights, threshold) -> GateCorrelation:
     (:func:`circuits.count_ones`, :func:`circuits.count_disagreements`; n <= 16).  Real (non-integer)
     weights are accepted too: the gate is then [alpha(x) + beta(y) >= t] with alpha, beta
     evaluated in float64 over {0,1}^n (n <= 12), which defines the gate being analysed.
+
+    Parameters
+    ----------
+    weights : array_like of int
+        The gate's 2n integer weights (x first, then y).
+    threshold : int
+        The gate's threshold t; the gate fires iff w . z >= t.
 
     Returns
     -------
