@@ -7,9 +7,7 @@ benchmarks/results_reliability.md).
 """
 
 import json
-import math
 import os
-import resource
 import subprocess
 import sys
 import textwrap
@@ -19,7 +17,7 @@ import numpy as np
 import pytest
 
 import circuits as c
-from circuits.io import load_circuit, save_circuit
+from circuits.io import load_circuit
 from circuits.utils.documents import check_header, parse_document, read_document
 from circuits.utils.errors import DepthsepError, InvalidCircuitError, InvalidNetworkError
 from networks.sigma import SigmaNetwork

@@ -106,6 +106,12 @@ def correlation_counts(f, g, *, client=None, executor=None, max_seconds=_DEFAULT
         Spread the chunks over a Dask cluster (counts are added exactly).
     executor : concurrent.futures.Executor, optional
         Spread the chunks over an executor.
+    max_seconds : float or None
+        Limit on the estimated run time when a circuit is involved (default
+        ``$DEPTHSEP_MAX_SECONDS`` or 600 s, ``None`` for none); see
+        :func:`circuits.count_disagreements`.
+    progress : bool
+        Show a progress bar over points, with an ETA.
 
     Examples
     --------

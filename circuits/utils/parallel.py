@@ -49,7 +49,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable
 
-from circuits.utils.errors import (ClusterLostError, DepthsepError, MissingDependencyError,
+from circuits.utils.errors import (ClusterLostError, MissingDependencyError,
                                    RunTooLongError)
 from circuits.utils.progress import progress_bar
 from circuits.utils.validation import check_int
