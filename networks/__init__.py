@@ -12,7 +12,7 @@ from networks import constructions, legendre
 from networks.train import TrainResult, loss_and_gradient, mse, train
 from networks import reduction
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
-                                staircase, threshold_circuit)
+                                staircase, support_metrics, threshold_circuit, value_table)
 
 __all__ = [
     "InvalidNetworkError",
@@ -21,5 +21,5 @@ __all__ = [
     "constructions", "legendre",
     "TrainResult", "loss_and_gradient", "mse", "train",
     "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
-    "self_reduce", "certify",
+    "self_reduce", "certify", "value_table", "support_metrics",
 ]

@@ -32,6 +32,8 @@ from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, h
                                            twist_sign, twisted_sums, value_matrix)
 from networks.reduction.certificates import (Certificate, Inequality, certify, correlation_bound,
                                              correlation_width_bound)
+from networks.reduction.product import (ProductSupport, SupportMetrics, chain_table, ip_signs,
+                                        product_support, support_metrics, value_table)
 from networks.reduction.pipeline import (ReductionReport, reduce_network, reduce_to_circuit,
                                          support_mse)
 
@@ -43,4 +45,6 @@ __all__ = [
     "synthetic_approximator", "twist_sign", "value_matrix",
     "Certificate", "Inequality", "certify", "correlation_bound", "correlation_width_bound",
     "ReductionReport", "reduce_network", "reduce_to_circuit", "support_mse",
+    "ProductSupport", "product_support", "SupportMetrics", "support_metrics", "value_table",
+    "chain_table", "ip_signs",
 ]

@@ -1,0 +1,263 @@
+"""Private numba kernels of the product-form engine (THEORY §4.8).  Wrappers validate; kernels loop.
+
+On the hard instance's support every first-layer pre-activation of a depth-2 network is
+
+    z_i(a, b) = scale · (A[a, i] + B[b, i]) + c[i]
+
+(original network: scale = 1, A = X_A W_Aᵀ, B = X_B W_Bᵀ, c = bias; quantised network: A, B the
+exact integers α, β, scale = η/√(2m)).  Tables are indexed [a, b] (rows = Alice).  IP(a, b) is read
+from a parity table ``par[a & b]``.  Parallel loops write only their own rows / blocks, so results
+never depend on scheduling.  Never ``fastmath``.
+
+Activation codes (only the built-in σ of :mod:`networks.activations`; others use numpy blocks):
+0 relu, 1 heaviside, 2 sign, 3 sigmoid, 4 tanh, 5 hardtanh, 6 softplus.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+ACT_CODES = {"relu": 0, "heaviside": 1, "sign": 2, "sigmoid": 3, "tanh": 4, "hardtanh": 5,
+             "softplus": 6}
+
+
+@njit(cache=True, nogil=True)
+def _parity_table(n):
+    """par[c] = popcount(c) & 1 for c < 2^n."""
+    size = np.int64(1) << n
+    par = np.zeros(size, dtype=np.int8)
+    half = np.int64(1)
+    while half < size:
+        for c in range(half):
+            par[c + half] = 1 - par[c]
+        half <<= 1
+    return par
+
+
+@njit(cache=True, nogil=True)
+def _sigma(code, z):
+    if code == 0:
+        return z if z > 0.0 else 0.0
+    if code == 1:
+        return 1.0 if z >= 0.0 else 0.0
+    if code == 2:
+        return 1.0 if z >= 0.0 else -1.0
+    if code == 3:
+        if z >= 0.0:
+            return 1.0 / (1.0 + math.exp(-z))
+        e = math.exp(z)
+        return e / (1.0 + e)
+    if code == 4:
+        return math.tanh(z)
+    if code == 5:
+        return min(max(z, -1.0), 1.0)
+    return max(z, 0.0) + math.log1p(math.exp(-abs(z)))
+
+
+@njit(cache=True, nogil=True)
+def _dsigma(code, z):
+    if code == 0:
+        return 1.0 if z > 0.0 else 0.0
+    if code == 1 or code == 2:
+        return 0.0
+    if code == 3:
+        s = _sigma(3, z)
+        return s * (1.0 - s)
+    if code == 4:
+        t = math.tanh(z)
+        return 1.0 - t * t
+    if code == 5:
+        return 1.0 if abs(z) < 1.0 else 0.0
+    return _sigma(3, z)
+
+
+@njit(cache=True, nogil=True)
+def _neumaier(s, comp, x):
+    t = s + x
+    if abs(s) >= abs(x):
+        comp += (s - t) + x
+    else:
+        comp += (x - t) + s
+    return t, comp
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _value_table(A, B, c, scale, u, u0, code, n, store, V, stats):
+    """V[a, b] = u0 + sum_i u_i σ(z_i(a, b)) (written only if ``store``) and per-row sums.
+
+    stats[a] = (sum_b H·Ñ, sum_b (N - IP)², #{b: [N >= 1/2] = IP}, sum_b Ñ²) with Ñ = 1 - 2N,
+    the float sums compensated (Neumaier) along the row.
+    """
+    size_a = A.shape[0]
+    size_b = B.shape[0]
+    w = A.shape[1]
+    par = _parity_table(n)
+    for a in prange(size_a):
+        s0 = 0.0
+        c0 = 0.0
+        s1 = 0.0
+        c1 = 0.0
+        s3 = 0.0
+        c3 = 0.0
+        correct = 0
+        for b in range(size_b):
+            val = 0.0
+            for i in range(w):
+                z = scale * (A[a, i] + B[b, i]) + c[i]
+                val += u[i] * _sigma(code, z)
+            val += u0
+            if store:
+                V[a, b] = val
+            ip = par[a & b]
+            nt = 1.0 - 2.0 * val
+            s0, c0 = _neumaier(s0, c0, nt if ip == 0 else -nt)
+            d = val - ip
+            s1, c1 = _neumaier(s1, c1, d * d)
+            s3, c3 = _neumaier(s3, c3, nt * nt)
+            if (val >= 0.5) == (ip == 1):
+                correct += 1
+        stats[a, 0] = s0 + c0
+        stats[a, 1] = s1 + c1
+        stats[a, 2] = correct
+        stats[a, 3] = s3 + c3
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _train_pass(A, B, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss):
+    """One full-batch forward + backward pass of the MSE over all pairs (a, b), product form.
+
+    With g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
+    Qa[a, i] = sum_b g σ'(z_i), Qb[blk, b, i] = sum_{a in blk} g σ'(z_i),
+    Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = sum_b (N - Y)² (compensated),
+    rows_loss has a second column sum_b g.  Per block a scratch of 2 x (#b x w) keeps σ and σ'
+    of one row, so every activation is evaluated once.
+    """
+    size_a = A.shape[0]
+    size_b = B.shape[0]
+    w = A.shape[1]
+    total = size_a * size_b
+    per_block = (size_a + n_blocks - 1) // n_blocks
+    for blk in prange(n_blocks):
+        S = np.empty((size_b, w))
+        D = np.empty((size_b, w))
+        g = np.empty(size_b)
+        lo = blk * per_block
+        hi = min(size_a, lo + per_block)
+        for a in range(lo, hi):
+            sl = 0.0
+            cl = 0.0
+            sg = 0.0
+            for b in range(size_b):
+                val = 0.0
+                for i in range(w):
+                    z = A[a, i] + B[b, i] + c[i]
+                    s = _sigma(code, z)
+                    S[b, i] = s
+                    D[b, i] = _dsigma(code, z)
+                    val += u[i] * s
+                val += u0
+                r = val - Y[a, b]
+                sl, cl = _neumaier(sl, cl, r * r)
+                g[b] = 2.0 * r / total
+                sg += g[b]
+            rows_loss[a, 0] = sl + cl
+            rows_loss[a, 1] = sg
+            for i in range(w):
+                Qa[a, i] = 0.0
+            for b in range(size_b):
+                gb = g[b]
+                for i in range(w):
+                    q = gb * D[b, i]
+                    Qa[a, i] += q
+                    Qb[blk, b, i] += q
+                    Su[blk, i] += gb * S[b, i]
+
+
+@njit(cache=True, nogil=True)
+def _train_pairs(A, B, c, u, u0, code, ia, ib, y, Qa, Qb, Su, out):
+    """Mini-batch pass over the pairs (ia[p], ib[p]) with targets y[p]; same outputs as
+    :func:`_train_pass` (no blocks) with g = 2 (N - y) / batch; out = (sum r², sum g)."""
+    w = A.shape[1]
+    nb = ia.shape[0]
+    sl = 0.0
+    cl = 0.0
+    sg = 0.0
+    for p in range(nb):
+        a = ia[p]
+        b = ib[p]
+        val = 0.0
+        for i in range(w):
+            val += u[i] * _sigma(code, A[a, i] + B[b, i] + c[i])
+        val += u0
+        r = val - y[p]
+        sl, cl = _neumaier(sl, cl, r * r)
+        gp = 2.0 * r / nb
+        sg += gp
+        for i in range(w):
+            z = A[a, i] + B[b, i] + c[i]
+            q = gp * _dsigma(code, z)
+            Qa[a, i] += q
+            Qb[b, i] += q
+            Su[i] += gp * _sigma(code, z)
+    out[0] = sl + cl
+    out[1] = sg
+
+
+@njit(cache=True, nogil=True)
+def _count_le(t, lo, hi, x):
+    """#{j in [lo, hi): t[j] <= x} for t ascending on [lo, hi) (binary search)."""
+    a = lo
+    b = hi
+    while a < b:
+        mid = (a + b) >> 1
+        if t[mid] <= x:
+            a = mid + 1
+        else:
+            b = mid
+    return a - lo
+
+
+@njit(cache=True, nogil=True)
+def _count_lt(t, lo, hi, x):
+    """#{j in [lo, hi): t[j] < x} for t ascending on [lo, hi)."""
+    a = lo
+    b = hi
+    while a < b:
+        mid = (a + b) >> 1
+        if t[mid] < x:
+            a = mid + 1
+        else:
+            b = mid
+    return a - lo
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _chain_table(PA, PB, up_off, up_t, up_cum, dn_off, dn_t, dn_cum, base, out):
+    """Neuron-wise staircase / threshold-chain evaluation on all pairs (a, b).
+
+    Group g (a neuron, or one weight row of a circuit) has the shared pre-activation
+    P = PA[a, g] + PB[b, g].  Its "up" gates fire iff P >= t (thresholds up_t[up_off[g]:
+    up_off[g+1]] ascending) and the fired ones are a prefix: their weight is
+    up_cum[up_off[g] + g + cnt] with cnt = #{t <= P} (cumulative sums, one leading 0 per group).
+    Its "down" gates fire iff P <= t (dn_t ascending): the fired ones are a suffix starting at
+    j = #{t < P}; dn_cum[dn_off[g] + g + j] holds the suffix sum from j.
+    out[a, b] = base + sum over groups.  Exact for integer P / weights (int64).
+    """
+    size_a = PA.shape[0]
+    size_b = PB.shape[0]
+    G = PA.shape[1]
+    for a in prange(size_a):
+        for b in range(size_b):
+            tot = base
+            for g in range(G):
+                P = PA[a, g] + PB[b, g]
+                lo = up_off[g]
+                hi = up_off[g + 1]
+                if hi > lo:
+                    tot += up_cum[lo + g + _count_le(up_t, lo, hi, P)]
+                lo = dn_off[g]
+                hi = dn_off[g + 1]
+                if hi > lo:
+                    tot += dn_cum[lo + g + _count_lt(dn_t, lo, hi, P)]
+            out[a, b] = tot

@@ -1,0 +1,346 @@
+"""The product form of the hard instance's support (THEORY §4.8): value tables in O(w·4^n).
+
+The support of μ₀ is the product set {x_{a,b} = (x^A(a), x^B(b))}, so every first-layer
+pre-activation of a depth-2 network is α_i(a) + β_i(b) + b_i with α = X_A W_Aᵀ (2^n × w) and
+β = X_B W_Bᵀ (2^n × w).  :func:`value_table` evaluates the network on all 4^n points from α and β
+(a numba kernel, never the 4^n × d input array), and :func:`support_metrics` gives the exact MSE,
+ρ = E_μ₀[H·Ñ] and accuracy with compensated sums.
+
+Examples
+--------
+>>> from embeddings import HardInstance
+>>> from networks import SigmaNetwork
+>>> inst = HardInstance(3, seed=0)
+>>> net = SigmaNetwork.random([inst.dim, 8, 1], "relu", seed=1)
+>>> V = value_table(net, inst)
+>>> V.shape, bool(np.allclose(V.T.reshape(-1), net(inst.support().points), atol=1e-12))
+((8, 8), True)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import weakref
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from circuits import sign_matrix
+from circuits.errors import DimensionError, ReductionError
+from embeddings import HardInstance
+from networks.reduction._common import Depth2Parts, depth2_parts, frozen
+from networks.reduction import _kernels
+
+__all__ = ["ProductSupport", "product_support", "ip_signs", "value_table", "SupportMetrics",
+           "support_metrics", "check_table_memory", "chain_table"]
+
+#: Largest n for which the (2^n, 2^n) tables are built (n = 13: 512 MiB per float64 table).
+MAX_TABLE_BITS = 13
+
+
+@lru_cache(maxsize=8)
+def ip_signs(n: int) -> np.ndarray:
+    """H[a, b] = (-1)^{IP(a, b)} as read-only int8 (2^n, 2^n), rows = Alice (computed once per n;
+    :func:`circuits.sign_matrix` of "ip").
+
+    >>> ip_signs(1).tolist()
+    [[1, 1], [1, -1]]
+    """
+    H = sign_matrix("ip", int(n))
+    H.setflags(write=False)
+    return H
+
+
+def check_table_memory(n: int, *, tables: float = 1.0, what: str = "value table") -> None:
+    """Refuse (2^n, 2^n) float64 tables that would not fit in the available memory.
+
+    ``tables`` is how many such tables the step holds at once.  The error gives the estimate and
+    the ways forward (smaller n, a larger machine, or chunked/distributed work).
+    """
+    need = tables * 8.0 * 4.0 ** n
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):      # platform without sysconf: no check
+        avail = math.inf
+    if n > MAX_TABLE_BITS or need > 0.8 * avail:
+        raise ReductionError(
+            f"the {what} at n = {n} needs about {need / 2 ** 30:.2f} GiB ({tables:g} float64 "
+            f"table(s) of 4^{n} entries) but {avail / 2 ** 30:.2f} GiB are available (limit "
+            f"n <= {MAX_TABLE_BITS}); use a smaller n, a larger machine, or support_metrics(..., "
+            f"store=False), which streams the rows without keeping the table")
+
+
+@dataclass(frozen=True, eq=False)
+class ProductSupport:
+    """The support of μ₀ as a product set: Alice's and Bob's coordinates, the code bits.
+
+    Attributes
+    ----------
+    n, m : int
+        Bits per party and code length (d = 2m).
+    XA, XB : float64 (2^n, m)
+        x^A(a) and x^B(b): the support point x_{a,b} is (XA[a], XB[b]) (box centres for τ > 0).
+    code_bits : uint8 (2^n, m)
+        C(a): row a holds the code bits of message a (the integer circuit's inputs are
+        (C(a), C(b))).
+    """
+
+    n: int
+    m: int
+    XA: np.ndarray = field(repr=False)
+    XB: np.ndarray = field(repr=False)
+    code_bits: np.ndarray = field(repr=False)
+
+    @property
+    def dim(self) -> int:
+        return 2 * self.m
+
+    @property
+    def size(self) -> int:
+        """2^n (messages per party)."""
+        return 1 << self.n
+
+    @property
+    def H(self) -> np.ndarray:
+        """int8 sign matrix of IP (shared, computed once per n)."""
+        return ip_signs(self.n)
+
+
+_SUPPORTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def product_support(instance) -> ProductSupport:
+    """The :class:`ProductSupport` of an :class:`embeddings.HardInstance` (built once per instance
+    and remembered); a ProductSupport passes through.
+
+    Raises
+    ------
+    TypeError
+        ``instance`` is neither a HardInstance nor a ProductSupport.
+    """
+    if isinstance(instance, ProductSupport):
+        return instance
+    if not isinstance(instance, HardInstance):
+        raise TypeError(f"instance must be an embeddings.HardInstance (or a ProductSupport), got "
+                        f"{type(instance).__name__}")
+    cached = _SUPPORTS.get(instance)
+    if cached is not None:
+        return cached
+    n, m = instance.n, instance.m
+    if m > 62:
+        raise DimensionError(f"code length m = {m} > 62 cannot be decoded into int64 bit rows")
+    idx = np.arange(1 << n, dtype=np.int64)
+    XA = instance.points_of(idx)[:, :m]                     # x_{a,0}: Alice part = x^A(a)
+    XB = instance.points_of(idx << n)[:, m:]                # x_{0,b}: Bob part = x^B(b)
+    words = np.asarray(instance.embedding.codewords(), dtype=np.int64)
+    bits = ((words[:, None] >> np.arange(m, dtype=np.int64)) & 1).astype(np.uint8)
+    sup = ProductSupport(n=n, m=m, XA=frozen(XA, np.float64), XB=frozen(XB, np.float64),
+                         code_bits=frozen(bits, np.uint8))
+    _SUPPORTS[instance] = sup
+    return sup
+
+
+def _activation_code(act) -> int:
+    """The kernel code of a built-in activation, or -1 (numpy fallback)."""
+    from networks.activations import ACTIVATIONS
+
+    code = _kernels.ACT_CODES.get(act.name, -1)
+    return code if code >= 0 and ACTIVATIONS.get(act.name) is act else -1
+
+
+def _parts_tables(parts: Depth2Parts, sup: ProductSupport):
+    """(A, B, c): α = X_A W_Aᵀ, β = X_B W_Bᵀ (both (2^n, w)) and the biases."""
+    m = sup.m
+    A = np.ascontiguousarray(sup.XA @ parts.W[:, :m].T)
+    B = np.ascontiguousarray(sup.XB @ parts.W[:, m:].T)
+    return A, B, np.ascontiguousarray(parts.b)
+
+
+def _table_numpy(A, B, c, scale, parts, n, store, V, stats, rows=None):
+    """Fallback for activations without a kernel code: blocks of rows, O(rows·2^n·w) memory."""
+    act = parts.activation
+    size, w = A.shape
+    rows = rows or max(1, (1 << 21) // max(1, size * w))
+    H = ip_signs(n)
+    ip = (H < 0)
+    for a0 in range(0, size, rows):
+        a1 = min(size, a0 + rows)
+        Z = scale * (A[a0:a1, None, :] + B[None, :, :]) + c
+        val = act(Z) @ parts.u + parts.u0
+        if store:
+            V[a0:a1] = val
+        nt = 1.0 - 2.0 * val
+        for j, a in enumerate(range(a0, a1)):
+            stats[a, 0] = math.fsum((H[a] * nt[j]).tolist())
+            stats[a, 1] = math.fsum(((val[j] - ip[a]) ** 2).tolist())
+            stats[a, 2] = int(((val[j] >= 0.5) == ip[a]).sum())
+            stats[a, 3] = math.fsum((nt[j] ** 2).tolist())
+
+
+def _tables(A, B, c, scale, parts: Depth2Parts, n: int, store: bool):
+    size = A.shape[0]
+    V = np.empty((size, size) if store else (1, 1), dtype=np.float64)
+    stats = np.zeros((size, 4), dtype=np.float64)
+    code = _activation_code(parts.activation)
+    if code >= 0:
+        _kernels._value_table(A, B, c, float(scale), parts.u, float(parts.u0), code, n, store,
+                              V, stats)
+    else:
+        _table_numpy(A, B, c, scale, parts, n, store, V, stats)
+    return (V if store else None), stats
+
+
+def value_table(net, instance) -> np.ndarray:
+    """V[a, b] = N(x_{a,b}) for every pair: float64 (2^n, 2^n), rows = Alice (``a``).
+
+    ``V.T.reshape(-1)`` lists the values in the support's cube order (index a + 2^n·b), i.e.
+    ``net(instance.support().points)`` up to float rounding (a different summation order).
+    Built from α = X_A W_Aᵀ and β = X_B W_Bᵀ by a numba kernel in O(2^n·m·w + 4^n·w) time and
+    O(2^n·w) memory beyond the table.
+
+    Parameters
+    ----------
+    net : networks.SigmaNetwork
+        Depth 2, input dimension d = 2m of the instance.
+    instance : embeddings.HardInstance (or ProductSupport)
+
+    Raises
+    ------
+    ReductionError
+        The table would not fit in memory (the message gives the estimate), depth other than 2.
+    DimensionError
+        Input dimension different from the instance's d.
+    """
+    sup = product_support(instance)
+    parts = depth2_parts(net, dim=sup.dim)
+    check_table_memory(sup.n)
+    A, B, c = _parts_tables(parts, sup)
+    V, _ = _tables(A, B, c, 1.0, parts, sup.n, True)
+    return V
+
+
+@dataclass(frozen=True)
+class SupportMetrics:
+    """Exact averages over the 4^n support points (compensated sums).
+
+    ``mse`` = E(N - IP)², ``rho`` = E[H·Ñ] with Ñ = 1 - 2N, ``accuracy`` = P([N >= 1/2] = IP),
+    ``second_moment`` = E[Ñ²] (so Var(H·Ñ) = second_moment - rho²), ``max_abs`` = max |Ñ| (only
+    when the table was kept, else nan).
+    """
+
+    n: int
+    mse: float
+    rho: float
+    accuracy: float
+    second_moment: float
+    max_abs: float
+
+    @property
+    def gamma(self) -> float:
+        """γ = 1/4 - MSE."""
+        return 0.25 - self.mse
+
+    @property
+    def variance(self) -> float:
+        """σ² = Var_μ₀(H·Ñ) = E[Ñ²] - ρ² (the variance in Bernstein's k, THEORY §4.8)."""
+        return max(self.second_moment - self.rho ** 2, 0.0)
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "mse": self.mse, "gamma": self.gamma, "rho": self.rho,
+                "accuracy": self.accuracy, "second_moment": self.second_moment,
+                "variance": self.variance, "max_abs": self.max_abs}
+
+
+def _metrics(n: int, stats: np.ndarray, V: "np.ndarray | None") -> SupportMetrics:
+    total = float(4 ** n)
+    return SupportMetrics(
+        n=n, rho=math.fsum(stats[:, 0].tolist()) / total,
+        mse=math.fsum(stats[:, 1].tolist()) / total,
+        accuracy=float(stats[:, 2].sum()) / total,
+        second_moment=math.fsum(stats[:, 3].tolist()) / total,
+        max_abs=float(np.abs(1.0 - 2.0 * V).max()) if V is not None else math.nan)
+
+
+def support_metrics(net, instance, *, store: bool = False):
+    """(:class:`SupportMetrics`, V or None): exact MSE, ρ, accuracy of a depth-2 net on μ₀.
+
+    With ``store=False`` the rows are streamed and no (2^n, 2^n) table is kept (any n whose
+    4^n·w work is affordable).
+    """
+    sup = product_support(instance)
+    parts = depth2_parts(net, dim=sup.dim)
+    if store:
+        check_table_memory(sup.n)
+    A, B, c = _parts_tables(parts, sup)
+    V, stats = _tables(A, B, c, 1.0, parts, sup.n, store)
+    return _metrics(sup.n, stats, V), V
+
+
+def quantised_tables(alpha: np.ndarray, beta: np.ndarray, unit: float, parts: Depth2Parts,
+                     n: int):
+    """(V_q, metrics) of the quantised network: pre-activation unit·(α + β) + b_i with exact
+    integers α, β (|α + β| < 2^53, so α + β is exact in float64)."""
+    check_table_memory(n)
+    A = np.ascontiguousarray(alpha.T, dtype=np.float64)
+    B = np.ascontiguousarray(beta.T, dtype=np.float64)
+    V, stats = _tables(A, B, np.ascontiguousarray(parts.b), unit, parts, n, True)
+    return V, _metrics(n, stats, V)
+
+
+def original_tables(parts: Depth2Parts, sup: ProductSupport):
+    """(V, metrics) of the network itself on the support."""
+    check_table_memory(sup.n)
+    A, B, c = _parts_tables(parts, sup)
+    V, stats = _tables(A, B, c, 1.0, parts, sup.n, True)
+    return V, _metrics(sup.n, stats, V)
+
+
+# ------------------------------------------------------------------------ neuron-wise chains
+def _pack(groups_t, groups_v, dtype, *, suffix: bool):
+    """Concatenate per-group ascending thresholds and their cumulative (or suffix) weights."""
+    off = [0]
+    ts, cums = [], []
+    for t, v in zip(groups_t, groups_v):
+        t = np.asarray(t)
+        v = np.asarray(v, dtype=dtype)
+        order = np.argsort(t, kind="stable")
+        t, v = t[order], v[order]
+        ts.append(t)
+        if suffix:
+            cums.append(np.concatenate([np.cumsum(v[::-1])[::-1], np.zeros(1, dtype)]))
+        else:
+            cums.append(np.concatenate([np.zeros(1, dtype), np.cumsum(v)]))
+        off.append(off[-1] + t.shape[0])
+    t_all = np.concatenate(ts) if ts else np.zeros(0)
+    c_all = np.concatenate(cums) if cums else np.zeros(0, dtype)
+    return np.asarray(off, dtype=np.int64), t_all, c_all.astype(dtype)
+
+
+def chain_table(PA, PB, up, down, base, *, integer: bool) -> np.ndarray:
+    """out[a, b] = base + sum_g (sum of v over up gates of g with P >= t + over down gates with
+    P <= t), P = PA[a, g] + PB[b, g]: every group's gates share one pre-activation, so the fired
+    gates are counted by binary search over its sorted thresholds (THEORY §4.8).
+
+    Parameters
+    ----------
+    PA, PB : (2^n, G) int64 (``integer=True``) or float64
+    up, down : list of G pairs (thresholds, weights) per group (possibly empty arrays)
+    base : int or float
+    integer : bool
+        Exact int64 arithmetic (thresholds, P and weights integers) or float64.
+    """
+    dtype = np.int64 if integer else np.float64
+    PA = np.ascontiguousarray(PA, dtype=dtype)
+    PB = np.ascontiguousarray(PB, dtype=dtype)
+    G = PA.shape[1]
+    if PB.shape[1] != G or len(up) != G or len(down) != G:
+        raise DimensionError(f"PA, PB and the gate lists must agree on the number of groups, got "
+                             f"{PA.shape[1]}, {PB.shape[1]}, {len(up)}, {len(down)}")
+    up_off, up_t, up_c = _pack([t for t, _ in up], [v for _, v in up], dtype, suffix=False)
+    dn_off, dn_t, dn_c = _pack([t for t, _ in down], [v for _, v in down], dtype, suffix=True)
+    out = np.empty((PA.shape[0], PB.shape[0]), dtype=dtype)
+    _kernels._chain_table(PA, PB, up_off, up_t.astype(dtype), up_c, dn_off, dn_t.astype(dtype),
+                          dn_c, dtype(base), out)
+    return out
