@@ -61,13 +61,16 @@ def build_parser():
                    help="dimensions for the t4 contrast ('' to skip); default 2,3")
     p.add_argument("--train-dims", default="2,4,8",
                    help="dimensions at which depth-2 nets are trained ('' to skip); default 2,4,8")
-    p.add_argument("--max-directions", type=int, default=4096,
-                   help="largest number of ridge directions tried (powers of two); default 4096")
+    p.add_argument("--max-directions", type=int, default=2048,
+                   help="largest number of ridge directions tried (powers of two); default 2048")
+    p.add_argument("--max-knots", type=int, default=128,
+                   help="largest number of profile knots in the ridge LP (doubling from 1); "
+                        "default 128")
     p.add_argument("--max-train-width", type=int, default=64,
                    help="largest trained width (powers of two from 1); default 64")
     p.add_argument("--epochs", type=int, default=600, help="Adam epochs per trained net; default 600")
-    p.add_argument("--points", type=int, default=2000,
-                   help="dense sample size for sup errors; default 2000")
+    p.add_argument("--points", type=int, default=1000,
+                   help="dense sample size for sup errors (plus adversarial ascent); default 1000")
     p.add_argument("--seed", type=int, default=0, help="seed; default 0")
     p.add_argument("--out", type=Path, default=Path("results/radial"),
                    help="output directory; default results/radial")
@@ -90,7 +93,7 @@ def parse_args(argv=None):
         p.error(f"--eps values must lie in (0, 1), got {a.eps}")
     if any(t not in ("hat", "cos") for t in a.targets):
         p.error(f"--targets must be among hat, cos, got {a.targets}")
-    for name in ("max_directions", "max_train_width", "epochs", "points"):
+    for name in ("max_directions", "max_knots", "max_train_width", "epochs", "points"):
         if getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
     if a.max_directions > 1 << 20:
@@ -121,7 +124,7 @@ def run(a) -> dict:
         for tgt, d in cells:
             ts = time.perf_counter()
             ridge = R.ridge_depth2(tgt, d, a.eps, max_directions=a.max_directions,
-                                   points=a.points, seed=a.seed)
+                                   points=a.points, seed=a.seed, max_knots=a.max_knots)
             ses = R.ses_ridge_d3(tgt, a.eps, max_directions=a.max_directions, points=a.points,
                                  seed=a.seed) if d == 3 and tgt != "t4" else {}
             for e in a.eps:

@@ -172,7 +172,7 @@ class RidgeProfileFit:
         return np.sign(t) * ((np.abs(t)[..., None] > self.knots) @ self.gamma)
 
 
-def fit_ridge_profile(target, d: int, tol: float, *, max_knots: int = 512,
+def fit_ridge_profile(target, d: int, tol: float, *, max_knots: int = 128,
                       grid: int = 400) -> "RidgeProfileFit | None":
     """The least-Σ|γ| even profile on J = 1, 2, 4, … ≤ ``max_knots`` knots t_k = k/J with
     sup_r |E_w p - φ| ≤ ``tol`` on a grid (HiGHS LP); None when no J ≤ max_knots is feasible."""
@@ -302,7 +302,7 @@ def sup_error(fn, grad, target, X, *, starts: int = 16, steps: int = 60) -> dict
 
 
 def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14, points: int = 4000,
-                 seed=0, max_knots: int = 512) -> dict:
+                 seed=0, max_knots: int = 128) -> dict:
     """Smallest ridge depth-2 network (N a power of two) with measured sup error ≤ ε, for each ε.
 
     Returns {ε: record} with ``width``, ``directions``, ``knots``, ``profile_error``,
@@ -358,10 +358,11 @@ def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14, poi
 
 
 def ses_ridge_d3(target, eps_list, *, max_directions: int = 1 << 13, points: int = 4000,
-                 seed=0) -> dict:
+                 seed=0, max_width: int = 1 << 17) -> dict:
     """SES's d = 3 ridge route (g = φ + rφ', THEORY §3.6) through
     :func:`networks.constructions.radial_ridge_depth2`: for each ε the smallest N (powers of two)
-    of Fibonacci directions with measured sup error ≤ ε (profile accuracy ε/2)."""
+    of Fibonacci directions with measured sup error ≤ ε (profile accuracy ε/2), trying only
+    networks of at most ``max_width`` units."""
     from networks.constructions import radial_ridge_depth2
 
     tgt = get_target(target)
@@ -372,8 +373,10 @@ def ses_ridge_d3(target, eps_list, *, max_directions: int = 1 << 13, points: int
     X = dense_sample(3, points, seed=seed)
     out = {}
     for eps in sorted({float(e) for e in eps_list}, reverse=True):
-        N, rec = 1, {"width": None, "reason": f"sup error > eps up to {max_directions} directions"}
-        while N <= max_directions:
+        N, rec = 1, {"width": None, "reason": f"sup error > eps up to {max_directions} directions "
+                                              f"or {max_width} units"}
+        per = 2 * int(math.ceil(lip_g / (eps / 2) * (1 - 1e-12)))      # profile width (§3.3)
+        while N <= max_directions and N * per <= max_width:
             c = radial_ridge_depth2(lambda r: tgt.phi(r, 3), lambda r: tgt.dphi(r, 3), lip_g, N,
                                     eps / 2)
             net = c.network
