@@ -29,7 +29,7 @@ MAX_CIRCUIT_WEIGHTS = 1 << 26
 _INT64_MAX = (1 << 63) - 1
 
 __all__ = ["save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
-            "CIRCUIT_FORMAT", "CIRCUIT_VERSION"]
+           "load_truth_table", "CIRCUIT_FORMAT", "CIRCUIT_VERSION"]
 
 
 def circuit_to_dict(circuit) -> dict:
@@ -47,6 +47,11 @@ def circuit_to_dict(circuit) -> dict:
          "output": "name", "gates": [{"name": ..., "type": "AND", "inputs": [["x", 0], "g"]},
                                      {"name": ..., "type": "THR", "inputs": [...],
                                       "weights": [...], "threshold": t}, ...]}
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to describe.
 
     Examples
     --------
@@ -70,6 +75,15 @@ def circuit_to_dict(circuit) -> dict:
 def save_circuit(circuit, path) -> Path:
     """Write ``circuit`` to ``path`` as JSON (atomically, via :func:`write_json_atomic`).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to write.
+    path : str or Path
+        Destination file (written atomically).
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from circuits.threshold import ThresholdCircuit
     >>> c = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
@@ -138,6 +152,19 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     int64 range and the pre-activation bound, and size limits (``max_inputs``, ``max_gates``,
     ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.  Unknown
     fields are refused, except a top-level ``"metadata"`` entry, which is accepted and ignored.
+
+    Parameters
+    ----------
+    doc : dict
+        A parsed circuit document.
+    where : str
+        Prefix of every error message (e.g. the file name).
+    max_inputs : int
+        Refuse more inputs.
+    max_gates : int
+        Refuse more gates.
+    max_weights : int
+        Refuse more weights in total.
 
     Raises
     ------
@@ -334,3 +361,78 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     except ValueError as exc:
         raise InvalidCircuitError(f"{where}not valid JSON ({exc})") from None
     return circuit_from_dict(doc, where=where, **limits)
+
+
+# ---------------------------------------------------------------------------------------------
+# Truth tables as files
+# ---------------------------------------------------------------------------------------------
+def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
+    """Read a truth table (cube order, see :mod:`circuits.hypercube`) from a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.npy``: a 1-D numeric or boolean array (read with ``allow_pickle=False``);
+        ``.json``: a list of 0/1 or an object with a ``"truth_table"`` list;
+        anything else: text of ``0``/``1`` characters, whitespace and commas ignored
+        (``0110`` is XOR).  Entry k is f at the point whose bit i is ``(k >> i) & 1``.
+    max_bytes : int
+        Refuse larger files before reading them.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 0/1 table of length 2^N.
+
+    Raises
+    ------
+    InvalidCircuitError
+        Unreadable content, values other than 0/1, or a length that is not a power of two;
+        the message starts with the file name.
+    FileNotFoundError
+        If the file does not exist.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "xor.txt")
+    ...     _ = open(p, "w").write("0 1 1 0\\n")
+    ...     load_truth_table(p).tolist()
+    [0, 1, 1, 0]
+    """
+    import numpy as np
+
+    from circuits.functions import as_truth_table
+    from circuits.utils.errors import InvalidCircuitError
+
+    path = Path(path)
+    where = f"{path}: "
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
+                                  f"larger max_bytes if the file is trusted")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".npy":
+            values = np.load(path, allow_pickle=False)
+        elif suffix == ".json":
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(doc, dict):
+                if "truth_table" not in doc:
+                    raise ValueError("a JSON object needs a 'truth_table' field (a list of 0/1)")
+                doc = doc["truth_table"]
+            if not isinstance(doc, list):
+                raise ValueError(f"expected a list of 0/1, got {type(doc).__name__}")
+            values = np.asarray(doc)
+        else:
+            text = path.read_text(encoding="utf-8")
+            chars = [ch for ch in text if not (ch.isspace() or ch == ",")]
+            bad = next((ch for ch in chars if ch not in "01"), None)
+            if bad is not None:
+                raise ValueError(f"a text truth table holds only the characters 0 and 1 (whitespace "
+                                 f"and commas are ignored), found {bad!r}")
+            values = np.frombuffer("".join(chars).encode("ascii"), dtype=np.uint8) - ord("0")
+        return as_truth_table(values, name=f"{path.name}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidCircuitError(f"{where}not a truth table ({exc})") from None

@@ -39,6 +39,7 @@ class Disagreements(NamedTuple):
 
     @property
     def agrees(self) -> bool:
+        """True iff the circuit equals the target on every input."""
         return self.count == 0
 
 
@@ -196,6 +197,10 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         Named targets and function objects are computed on the fly (no table is built).
     client, executor : optional
         A ``dask.distributed.Client`` or any ``concurrent.futures.Executor`` to spread chunks.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
+    progress : bool
+        Show a progress bar (stderr; off by default).
 
     Returns
     -------
@@ -221,6 +226,21 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
 def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False) -> int:
     """Exact number of points of {0,1}^N where the circuit outputs 1 (streams; O(1) memory).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
+    progress : bool
+        Show a progress bar (stderr; off by default).
+
+    Examples
+    --------
     >>> from circuits.constructions import parity_depth2
     >>> count_ones(parity_depth2(5))
     16
@@ -235,6 +255,16 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
 def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
     """The circuit's outputs on every point of {0,1}^N as uint8, in cube order.
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.threshold import ThresholdCircuit
     >>> truth_table(ThresholdCircuit.single_gate([2, 1], 2)).tolist()
     [0, 1, 0, 1]

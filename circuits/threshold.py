@@ -11,7 +11,7 @@ counts gate layers including the output (THR o THR = depth 2); size counts hidde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
@@ -75,9 +75,31 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     return arr
 
 
+def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
+    """``max_j sum_i |w_ji| + |t_j|`` as an exact Python int; refuses a bound beyond int64.
+
+    Vectorised in uint64 when ``n_in * max|w| + max|t|`` (a Python-int upper bound on every row
+    sum) fits in int64, so no row sum can wrap; otherwise rows are summed with Python ints.
+    ``|v|`` is taken in uint64, where ``|-2^63| = 2^63`` is representable.
+    """
+    aw = np.abs(weights).view(np.uint64)
+    at = np.abs(thresholds).view(np.uint64)
+    crude = weights.shape[1] * int(aw.max()) + int(at.max())
+    if crude <= INT64_MAX:
+        bound = int((aw.sum(axis=1, dtype=np.uint64) + at).max())
+    else:
+        bound = max(sum(abs(v) for v in row) + abs(t)
+                    for row, t in zip(weights.tolist(), thresholds.tolist()))
+    if bound > INT64_MAX:
+        raise InvalidCircuitError(
+            f"pre-activation bound {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
+            f"could overflow. Scale the weights and thresholds down")
+    return bound
+
+
 @dataclass(frozen=True, eq=False)
 class ThresholdLayer:
-    """One layer of threshold gates: gate j fires iff ``weights[j] . z >= thresholds[j]``.
+    """One layer of threshold gates: gate j fires iff ``weights[j] @ z >= thresholds[j]``.
 
     Parameters
     ----------
@@ -93,6 +115,7 @@ class ThresholdLayer:
 
     weights: np.ndarray
     thresholds: np.ndarray
+    _bound: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self):
         w = as_int64_array(self.weights, name="weights", ndim=2)
@@ -106,14 +129,17 @@ class ThresholdLayer:
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "thresholds",
                            as_int64_array(t, name="thresholds", shape=(w.shape[0],)))
-        _ = self.preactivation_bound  # refuse layers that could overflow int64
+        # computed once (the layer is immutable) and refused here if it could overflow int64
+        object.__setattr__(self, "_bound", _preactivation_bound(w, self.thresholds))
 
     @property
     def n_gates(self) -> int:
+        """Number of gates (rows of the weight matrix)."""
         return int(self.weights.shape[0])
 
     @property
     def n_in(self) -> int:
+        """Number of inputs each gate reads."""
         return int(self.weights.shape[1])
 
     @property
@@ -125,17 +151,10 @@ class ThresholdLayer:
     def preactivation_bound(self) -> int:
         """Exact bound on every partial sum and on ``|w.z - t|``: ``max_j sum_i |w_ji| + |t_j|``.
 
-        Computed with Python ints; a layer whose bound exceeds 2^63 - 1 is refused.
+        A Python int, computed once when the layer is built (a layer whose bound exceeds
+        2^63 - 1 is refused then).
         """
-        bound = 0
-        for row, t in zip(self.weights.tolist(), self.thresholds.tolist()):
-            b = sum(abs(v) for v in row) + abs(t)
-            bound = max(bound, b)
-        if bound > INT64_MAX:
-            raise InvalidCircuitError(
-                f"pre-activation bound {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
-                f"could overflow. Scale the weights and thresholds down")
-        return bound
+        return self._bound
 
     def __call__(self, z) -> np.ndarray:
         """Apply the layer to a batch of 0/1 rows ``z`` (exact int64 arithmetic)."""
@@ -145,6 +164,14 @@ class ThresholdLayer:
         return (z.astype(np.int64) @ self.weights.T >= self.thresholds).astype(np.uint8)
 
     def equals(self, other) -> bool:
+        """Same shape, weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdLayer) and self.weights.shape == other.weights.shape
                 and bool(np.array_equal(self.weights, other.weights))
                 and bool(np.array_equal(self.thresholds, other.thresholds)))
@@ -157,6 +184,12 @@ class ThresholdLayer:
 class ThresholdCircuit:
     """A layered threshold circuit: ``layers[0]`` reads the inputs, the last layer has one gate.
 
+    Parameters
+    ----------
+    layers : sequence of ThresholdLayer
+        layers[0] reads the N inputs, each next layer reads the previous one; the last layer has
+        one gate.
+
     Examples
     --------
     >>> xor = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)   # OR and not AND
@@ -167,6 +200,7 @@ class ThresholdCircuit:
     """
 
     layers: tuple
+    _bound: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self):
         layers = tuple(self.layers)
@@ -184,10 +218,24 @@ class ThresholdCircuit:
             raise InvalidCircuitError(
                 f"the output layer must have exactly one gate, got {layers[-1].n_gates}")
         object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "_bound", max(layer.preactivation_bound for layer in layers))
 
     @classmethod
     def depth2(cls, hidden_weights, hidden_thresholds, output_weights, output_threshold):
-        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``."""
+        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``.
+
+        Parameters
+        ----------
+        hidden_weights : array_like of int
+            Bottom weights W, shape (s, N).
+        hidden_thresholds : array_like of int
+            Bottom thresholds t, length s.
+        output_weights : array_like of int
+            Top weights v, length s.
+        output_threshold : int
+            Top threshold.
+
+        """
         out_w = as_int64_array(output_weights, name="output_weights", ndim=1)
         out_t = as_int64_array(np.reshape(np.asarray(output_threshold, dtype=object)
                                           if not isinstance(output_threshold, np.ndarray)
@@ -197,16 +245,27 @@ class ThresholdCircuit:
 
     @classmethod
     def single_gate(cls, weights, threshold):
-        """A depth-1 circuit: one threshold gate on the inputs."""
+        """A depth-1 circuit: one threshold gate on the inputs.
+
+        Parameters
+        ----------
+        weights : array_like of int
+            Integer weights (length N).
+        threshold : int
+            Integer threshold.
+
+        """
         w = as_int64_array(weights, name="weights", ndim=1)
         return cls((ThresholdLayer(w.reshape(1, -1), [threshold]),))
 
     @property
     def n_inputs(self) -> int:
+        """Number of inputs N."""
         return self.layers[0].n_in
 
     @property
     def depth(self) -> int:
+        """Number of gate layers, the output layer included."""
         return len(self.layers)
 
     @property
@@ -221,15 +280,18 @@ class ThresholdCircuit:
 
     @property
     def n_wires(self) -> int:
+        """Number of weights over all layers (nonzero or not)."""
         return sum(layer.n_wires for layer in self.layers)
 
     @property
     def preactivation_bound(self) -> int:
-        """Exact bound over all layers (Python int); see :attr:`ThresholdLayer.preactivation_bound`."""
-        return max(layer.preactivation_bound for layer in self.layers)
+        """Exact bound over all layers (Python int, computed once at construction); see
+        :attr:`ThresholdLayer.preactivation_bound`."""
+        return self._bound
 
     @property
     def max_abs_weight(self) -> int:
+        """Largest absolute weight over all layers."""
         return max(int(np.abs(layer.weights).max()) for layer in self.layers)
 
     def packed(self):
@@ -245,13 +307,28 @@ class ThresholdCircuit:
                 np.ascontiguousarray(tflat, dtype=np.int64), sizes)
 
     def evaluate(self, bits) -> np.ndarray:
-        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic."""
+        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic.
+
+        Parameters
+        ----------
+        bits : array_like
+            0/1 rows of shape (n_points, N) (a single row is accepted).
+
+        """
         z = as_bit_rows(bits, self.n_inputs)
         for layer in self.layers:
             z = layer(z)
         return z[:, 0]
 
     def equals(self, other) -> bool:
+        """Same layers with the same integer weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdCircuit) and len(self.layers) == len(other.layers)
                 and all(a.equals(b) for a, b in zip(self.layers, other.layers)))
 

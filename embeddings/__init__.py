@@ -7,13 +7,14 @@ unit ball.  :class:`ScaledCube` is the naive affine one (Lipschitz blow-up sqrt(
 :class:`CubeInstance` is the [0,1]^{2n} variant of THEORY §2.5.
 """
 
+from circuits._version import __version__ as __version__
 from embeddings.base import (ContractReport, Embedding, ProductEmbedding, check_embedding,
                              ip_lipschitz_bound)
 from embeddings.affine import ScaledCube
 from embeddings.code import (MAX_CODE_BITS, CodeEmbedding, certified_min_distance,
                              random_code_distance_bound)
-from embeddings.instance import (MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary,
-                                 LipschitzReport, PairInstance, Support, uniform_ball)
+from embeddings.pair import LipschitzReport, PairInstance, Support
+from embeddings.instance import MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary
 from embeddings.cube import CubeInstance
 
 __all__ = [
@@ -21,6 +22,6 @@ __all__ = [
     "ScaledCube",
     "CodeEmbedding", "certified_min_distance", "random_code_distance_bound", "MAX_CODE_BITS",
     "HardInstance", "PairInstance", "CubeInstance", "Support", "InstanceSummary",
-    "LipschitzReport", "uniform_ball", "MAX_TAU",
+    "LipschitzReport", "MAX_TAU",
     "MAX_INSTANCE_BITS",
 ]

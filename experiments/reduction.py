@@ -104,156 +104,28 @@ def _versions() -> dict:
             "platform": platform.platform()}
 
 
-def train_network(instance, *, width: int, activation: str, gamma: float, epochs: int, lr: float,
-                  seed: int, progress: bool):
-    """Train a depth-2 network on the support; returns (network, info dict)."""
-    from networks import SigmaNetwork, get_activation
-    from networks.sigma import DenseLayer
-    from networks.train import train
-
-    act = get_activation(activation)
-    surrogate = bool(act.jumps) and act.lipschitz(1.0) == 0.0
-    train_act = "sigmoid" if surrogate else act.name
-    sup = instance.support()
-    X, y = sup.points, sup.labels.astype(np.float64)
-    net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=seed)
-    t0 = time.perf_counter()
-    res = train(net0, X, y, epochs=epochs, lr=lr, seed=seed, patience=None,
-                target_loss=0.25 - gamma, progress=progress, desc=f"train {train_act} w={width}")
-    info = {"trained_activation": train_act, "epochs_run": int(res.history["epochs"]),
-            "stopped": res.history.get("reason"), "train_seconds": time.perf_counter() - t0,
-            "train_mse": float(res.history["final_loss"])}
-    net = res.network
-    if surrogate:
-        hidden = net.layers[0]
-        F = act(X @ hidden.weights.T + hidden.bias)
-        A = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
-        coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-        net = SigmaNetwork([hidden, DenseLayer(coef[None, :-1], coef[-1:])], activation=act.name)
-        info["conversion"] = (f"sigmoid surrogate -> {act.name} neurons with the same (W, b); "
-                              f"output layer refitted by least squares on the support")
-    return net, info
-
-
-def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int):
-    """Step 1 on the original network: staircase, checked on the support and in the ball (E11)."""
-    from embeddings.instance import uniform_ball
-    from networks.reduction import staircase, staircase_gate_count
-    from networks.reduction._common import depth2_parts
-
-    parts = depth2_parts(network)
-    st = staircase(network, margin=margin, allocation="optimal", max_gates=50_000_000)
-    X = instance.support().points
-    err_support = float(np.abs(parts(X) - st.value(X)).max())
-    err_ball = 0.0
-    if n_ball > 0:
-        B = uniform_ball(n_ball, instance.dim, seed=seed)
-        err_ball = float(np.abs(parts(B) - st.value(B)).max())
-    L = parts.activation.lipschitz(parts.radius_global + 1.0)
-    formula = (staircase_gate_count(parts.width, parts.radius_global, L, parts.weight_bound,
-                                    margin) if L > 0 else 0)
-    return st, {"n_gates": st.n_gates, "margin": margin, "error_bound": st.error_bound,
-                "max_error_support": err_support, "max_error_ball": err_ball,
-                "n_ball_points": n_ball, "holds": max(err_support, err_ball) <= st.error_bound,
-                "gate_count_formula_global_uniform": formula,
-                "radius_exact_max": float(parts.radius_exact.max()),
-                "radius_global": parts.radius_global, "steps": list(st.steps)}
-
-
-def check_shift_identity(network, instance, *, seed: int, n_shifts: int = 4) -> dict:
-    """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3)."""
-    from networks.reduction import random_shifts, shifted_network, value_matrix
-
-    n = instance.n
-    X = instance.support().points
-    V = value_matrix(network(X), n)
-    idx = np.arange(1 << n)
-    worst = 0.0
-    shifts = random_shifts(n, n_shifts, seed=seed)
-    for r, s in shifts.tolist():
-        Vs = value_matrix(shifted_network(network, instance, r, s)(X), n)
-        worst = max(worst, float(np.abs(Vs - V[np.ix_(idx ^ r, idx ^ s)]).max()))
-    return {"shifts": shifts.tolist(), "max_abs_error": worst, "holds": worst <= 1e-9}
-
-
-def correlation_route(network, instance, gamma: float) -> dict:
-    """The §4.7 width lower bound (no quantisation, no self-reduction)."""
-    from networks.reduction import correlation_width_bound
-    from networks.reduction._common import depth2_parts
-
-    parts = depth2_parts(network)
-    R = parts.radius_global
-    act = parts.activation
-    w = correlation_width_bound(instance.n, gamma, parts.weight_bound, act.sup_abs(R),
-                                act.total_variation(R))
-    return {"width_lower_bound": w, "width": parts.width, "holds": parts.width >= w}
-
-
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
-    """Train + steps 1–4 for one (n, width); returns the report dict (written if ``out``)."""
-    from circuits.utils.errors import ReductionError
+    """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
+    returns the report dict (written, with the figure, if ``out``)."""
     from circuits.utils.files import write_json_atomic
-    from embeddings import HardInstance
-    from networks.reduction import reduce_network, support_mse
+    from networks.reduction.run import reduction_run
 
-    t_all = time.perf_counter()
-    timings = {}
-    t0 = time.perf_counter()
-    instance = HardInstance(n, args.m, seed=args.seed)
-    timings["instance"] = time.perf_counter() - t0
-    net, train_info = train_network(instance, width=width, activation=args.activation,
-                                    gamma=args.gamma, epochs=args.epochs, lr=args.lr,
-                                    seed=args.seed, progress=progress)
-    timings["train"] = train_info["train_seconds"]
-    mse = support_mse(net, instance)
-    H = 1.0 - 2.0 * instance.support().labels.astype(np.float64)
-    rho = float(np.mean(H * (1.0 - 2.0 * net(instance.support().points))))
-    record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
-              "activation": net.activation.name, "seed": args.seed, "mse": mse,
-              "gamma": 0.25 - mse, "rho": rho, "training": train_info,
-              "instance": instance.summary().to_dict(), "versions": _versions()}
-    if rho <= 0:
-        record.update(error=f"the trained network does not beat the trivial predictor (ρ = "
-                            f"{rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
-                      sign_agrees_everywhere=False, chain_ok=False)
-        if out is not None:
-            write_json_atomic(out / "report.json", record)
-        return record
-    t0 = time.perf_counter()
-    st, st_info = check_staircase(net, instance, margin=max(rho / 4, 1e-3),
-                                  n_ball=args.ball_points, seed=args.seed)
-    timings["staircase"] = time.perf_counter() - t0
-    record["shift_identity"] = check_shift_identity(net, instance, seed=args.seed)
-    t0 = time.perf_counter()
-    try:
-        report = reduce_network(net, instance, k=args.k, seed=args.seed, k_max=args.k_max,
-                                circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
-                                progress=progress)
-    except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)
-        record.update(error=str(exc), sign_agrees_everywhere=False, chain_ok=False,
-                      correlation_route=correlation_route(net, instance, 0.25 - mse))
-        if out is not None:
-            write_json_atomic(out / "report.json", record)
-        return record
-    timings["reduction"] = time.perf_counter() - t0
-    timings.update({f"reduction.{k}": v for k, v in report.timings.items()})
-    rd = report.to_dict()
-    rd.pop("timings", None)
-    record.update(rd)
-    record["staircase"] = st_info
-    record["training"] = train_info
+    run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
+                        epochs=args.epochs, lr=args.lr, k=args.k, k_max=args.k_max,
+                        circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
+                        ball_points=args.ball_points, progress=progress)
+    record = dict(run.record)
     record["versions"] = _versions()
-    timings["total"] = time.perf_counter() - t_all
-    record["timings"] = timings
     if out is not None:
-        if figure:
+        if figure and run.report is not None:
             t0 = time.perf_counter()
-            plot_report(report, out / "reduction.png")
+            plot_report(run.report, out / "reduction.png")
             record["figure"] = str(out / "reduction.png")
-            timings["figure"] = time.perf_counter() - t0
+            record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
         write_json_atomic(out / "report.json", record)
-    record["_report"] = report
-    record["_staircase"] = st
+    if run.report is not None:
+        record["_report"] = run.report
+        record["_staircase"] = run.staircase
     return record
 
 
@@ -264,11 +136,11 @@ def plot_report(report, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from circuits.analysis import sign_matrix
     from circuits.utils.files import savefig_atomic
-    from networks.reduction import ip_sign_matrix
 
     red = report.reduction
-    H = ip_sign_matrix(report.n)
+    H = sign_matrix("ip", report.n)
     before = (H * report.quantised.value_matrix()).ravel()
     after = red.margins.ravel()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -353,9 +225,9 @@ def print_report(record: dict) -> None:
 
 
 def _H(n: int) -> np.ndarray:
-    from networks.reduction import ip_sign_matrix
+    from circuits.analysis import sign_matrix
 
-    return ip_sign_matrix(n)
+    return sign_matrix("ip", n)
 
 
 def run_sweep(args, out: Path, progress: bool) -> int:

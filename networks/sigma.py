@@ -173,7 +173,7 @@ class SigmaNetwork:
     widths : tuple of int
         Hidden-layer widths (length ``depth - 1``).
     dims : tuple of int
-        (input_dim, *widths, 1).
+        ``(input_dim, *widths, 1)``.
 
     Raises
     ------
@@ -419,6 +419,49 @@ class SigmaNetwork:
         True
         """
         return random_network(dims, activation, seed=seed, scale=scale, bias_scale=bias_scale)
+
+    # ----- interop (networks.interop) ---------------------------------------------------------
+    @classmethod
+    def from_state_dict(cls, state, activation="relu", *, transpose: bool = False,
+                        layers=None) -> "SigmaNetwork":
+        """A network from a mapping ``name -> array`` (torch state_dict, npz, safetensors).
+
+        See :func:`networks.interop.from_state_dict` for the key conventions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> SigmaNetwork.from_state_dict({"0.weight": np.ones((2, 3)), "1.weight": np.ones((1, 2))}).dims
+        (3, 2, 1)
+        """
+        from networks.interop import from_state_dict
+
+        return from_state_dict(state, activation, transpose=transpose, layers=layers)
+
+    def to_state_dict(self) -> dict:
+        """The weights as ``{"0.weight", "0.bias", "2.weight", ...}`` arrays (torch's keys)."""
+        from networks.interop import to_state_dict
+
+        return to_state_dict(self)
+
+    @classmethod
+    def from_torch(cls, module) -> "SigmaNetwork":
+        """A network from a ``torch.nn.Sequential`` of Linear layers and one activation type.
+
+        See :func:`networks.interop.from_torch` (needs the ``torch`` extra).
+        """
+        from networks.interop import from_torch
+
+        return from_torch(module)
+
+    def to_torch(self, *, dtype=None):
+        """The same function as a ``torch.nn.Sequential`` (float64 by default).
+
+        See :func:`networks.interop.to_torch` (needs the ``torch`` extra).
+        """
+        from networks.interop import to_torch
+
+        return to_torch(self, dtype=dtype)
 
 
 def random_network(dims, activation="relu", *, seed=0, scale=None,

@@ -11,7 +11,7 @@ from networks.separation import radial as R
 
 @pytest.mark.parametrize("d", [2, 3, 5, 12])
 def test_ridge_kernel_matches_monte_carlo(d):
-    from networks.constructions import random_sphere
+    from circuits.utils.rng import uniform_sphere as random_sphere
 
     W = random_sphere(200_000, d, seed=d)
     for r, t in [(0.7, 0.1), (1.0, 0.0), (0.5, 0.3), (0.2, 0.5)]:

@@ -47,7 +47,8 @@ def sign_matrix(f, n: "int | None" = None) -> np.ndarray:
     >>> sign_matrix([0, 1, 0, 0]).tolist()   # f = 1 only at k = 1: x = 1, y = 0 -> row 1, col 0
     [[1, 1], [-1, 1]]
     """
-    from circuits.analysis.spectral import _n_inputs_of, _table_of
+    from circuits.analysis.correlation import _n_inputs_of
+    from circuits.analysis.spectral import _table_of
     N = _n_inputs_of(f)
     if N is None:
         if n is None:
@@ -103,6 +104,15 @@ def rectangle_sum(M, X, Y):
 
     ``X`` / ``Y`` are boolean masks or lists of distinct indices of rows / columns.
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    X : array_like of int or bool
+        Row set: indices into the rows of M, or a boolean mask.
+    Y : array_like of int or bool
+        Column set, likewise.
+
     Examples
     --------
     >>> H = sign_matrix("ip", 2)
@@ -133,6 +143,17 @@ def discrepancy(M, X, Y, *, exact: bool = False):
 
     ``exact=True`` returns a Fraction (integer matrices).
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    X : array_like of int or bool
+        Row set: indices into the rows of M, or a boolean mask.
+    Y : array_like of int or bool
+        Column set, likewise.
+    exact : bool
+        Return a Fraction (exact for integer matrices) instead of a float.
+
     Examples
     --------
     >>> H = sign_matrix("ip", 2)
@@ -152,6 +173,13 @@ def discrepancy(M, X, Y, *, exact: bool = False):
 def matrix_spectral_norm(M) -> float:
     """Largest singular value ||M||_2 (float64 LAPACK SVD; relative accuracy ~1e-15).
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+
+    Examples
+    --------
     >>> round(matrix_spectral_norm(sign_matrix("ip", 4)), 9)    # ||H_{2^n}|| = 2^(n/2)
     4.0
     """
@@ -165,6 +193,13 @@ def numerical_rank(M, rtol: float = 1e-9) -> int:
 
     The tolerance is *relative* to the largest singular value (default 1e-9); a zero matrix
     has rank 0.  Exact rank is not computable in floating point; this is the stated convention.
+
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    rtol : float
+        Singular values above rtol * sigma_max count (default 1e-9).
 
     Examples
     --------

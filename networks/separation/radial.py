@@ -211,7 +211,8 @@ def fit_ridge_profile(target, d: int, tol: float, *, max_knots: int = 128,
 def directions(N: int, d: int, *, seed=0) -> np.ndarray:
     """N unit vectors: equally spaced half-circle angles at d = 2 (the profile is even), Fibonacci
     at d = 3, normalised Gaussians (seeded) otherwise."""
-    from networks.constructions import fibonacci_sphere, random_sphere
+    from circuits.utils.rng import uniform_sphere as random_sphere
+    from networks.constructions import fibonacci_sphere
 
     if d == 2:
         th = (np.arange(N) + 0.5) * math.pi / N
@@ -224,7 +225,7 @@ def directions(N: int, d: int, *, seed=0) -> np.ndarray:
 def dense_sample(d: int, points: int, *, seed=0) -> np.ndarray:
     """Half uniform in B_d, half with radius uniform in [0, 1] (the uniform ball has almost no mass
     near the centre in high d), plus the origin."""
-    from networks.constructions import random_ball, random_sphere
+    from circuits.utils.rng import uniform_ball as random_ball, uniform_sphere as random_sphere
 
     g = as_rng(seed)
     k = points // 2
@@ -432,7 +433,7 @@ def trained_widths(target, d: int, eps_list, *, max_width: int = 256, train_poin
     """Depth-2 ReLU nets of widths 1, 2, 4, … ≤ max_width trained (full-batch Adam) on points
     uniform in B_d; RMS error on fresh uniform points.  Stops once the smallest ε is reached.
     Returns ``widths``, ``l2`` (per width), ``smallest`` {ε: width or None}, ``constant_l2``."""
-    from embeddings.instance import uniform_ball
+    from circuits.utils.rng import uniform_ball
     from networks.sigma import SigmaNetwork
     from networks.train import train
 
