@@ -6,7 +6,6 @@ Experiments (options are the experiment module's own; ``depthsep reduce --help``
     depthsep ceiling ...                  # experiments.ceiling: E21, the correlation ceiling
     depthsep radial ...                   # experiments.radial: E22, radial targets
     depthsep theory-table --only E1,E5    # experiments.theory_table: THEORY rows E1-E22
-    depthsep separation                   # experiments.separation: E20
     depthsep ip-demo --n-max 6            # experiments.ip_demo: IP_n circuits on all 4^n inputs
 
 Checks on files::
@@ -49,10 +48,6 @@ EXPERIMENTS = {
     "theory-table": (
         "experiments.theory_table",
         "every row of the THEORY §5 experiment table: expected vs measured",
-    ),
-    "separation": (
-        "experiments.separation",
-        "E20: depth 2 vs depth 3 vs random features (a memorisation curve)",
     ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
 }
