@@ -41,11 +41,14 @@ Exactness (the argument the kernels rely on)
    encoded as 0), if T' >= 2^K it is constant 0 (encoded -1); both are decided in Python ints.
    S' is computed per lane in binary: write each |v_i| in binary, so S' = sum_b 2^b (number of
    planes z'_i with bit b of |v_i| set).  Column b (from 0 up) holds those planes plus the
-   carries sent to it by columns b - 1 and b - 2.  A 7:3 compressor maps its accumulator A and
+   carries sent to it by columns b - 3 .. b - 1.  A 7:3 compressor maps its accumulator A and
    six planes x_1..x_6 of weight 2^b to (s, c1, c2) with A + sum x = s + 2 c1 + 4 c2 in every
    lane: three full adders (XOR = sum bit, majority = carry bit) give A + sum x = s + 2 (k1 +
    k2 + k3), and a fourth gives k1 + k2 + k3 = c1 + 2 c2.  s is the column's new accumulator,
-   c1 goes to column b + 1, c2 to column b + 2; missing inputs are an all-zero plane.  When
+   c1 goes to column b + 1, c2 to column b + 2; missing inputs are an all-zero plane.  A 15:4
+   compressor does the same for A and fourteen planes with eleven full adders (``_c154``:
+   A + sum x = s + 2 c1 + 4 c2 + 8 c3, the sum <= 15 fits), c3 going to column b + 3; it
+   is used for groups of at least ``C154_MIN`` planes (fewer loads and stores per plane).  When
    column b has consumed all its planes its accumulator is bit b of S' (no planes: 0), since
    each step preserves the weighted sum and higher columns only receive weight >= 2^(b+1).
    Carries into columns >= K are zero because S' < 2^K, so they are dropped.  Finally S' >= T'
@@ -105,12 +108,15 @@ LANES = 1 << LB
 ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 MAX_K = 62          # bit-sliced sums and layer-1 index arithmetic must stay below 2^62
 
-# program op codes (rows of ``ops``: [op, dst, a, s1, s2, s3, s4, s5, s6], offsets in words)
+# program op codes (rows of ``ops``: [op, dst, a, s1, ..., s14], offsets in words)
 OP_C73_MASK = 0     # block dst..dst+3 planes <- 7:3(buf[a], mask planes of layer-1 gates s1..s6)
 OP_C73_BUF = 1      # same with s1..s6 word offsets in buf
 OP_CMP = 2          # buf[dst] <- [S' >= T'], T' = a (-1: constant 0), K = s1, S'_b = buf[sidx[s2 + b]]
 OP_NOT = 3          # buf[dst] <- not buf[a]
 OP_MASK = 4         # buf[dst] <- mask plane of layer-1 gate a (depth-1 circuits)
+OP_C154_MASK = 5    # block dst..dst+4 planes <- 15:4(buf[a], mask planes of gates s1..s14)
+OP_C154_BUF = 6     # same with s1..s14 word offsets in buf
+N_COLS = 17         # columns of ``ops``
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -170,23 +176,71 @@ def _c73(buf, dst, a, src, o1, o2, o3, o4, o5, o6):
         x5 = src[o5 + v]
         x6 = src[o6 + v]
         acc = buf[a + v]
-        u = x1 ^ x2
-        s1 = u ^ x3
-        k1 = (x1 & x2) | (u & x3)
-        u = x4 ^ x5
-        s2 = u ^ x6
-        k2 = (x4 & x5) | (u & x6)
-        u = acc ^ s1
-        k3 = (acc & s1) | (u & s2)
-        buf[dst + v] = u ^ s2
-        u = k1 ^ k2
-        buf[dst + w1 + v] = u ^ k3
-        buf[dst + w2 + v] = (k1 & k2) | (u & k3)
+        s1 = x1 ^ x2 ^ x3               # full adders written as XOR3 / MAJ3 of their inputs:
+        k1 = (x1 & x2) | (x3 & (x1 | x2))   # one VPTERNLOG each where the CPU has it
+        s2 = x4 ^ x5 ^ x6
+        k2 = (x4 & x5) | (x6 & (x4 | x5))
+        buf[dst + v] = acc ^ s1 ^ s2
+        k3 = (acc & s1) | (s2 & (acc | s1))
+        buf[dst + w1 + v] = k1 ^ k2 ^ k3
+        buf[dst + w2 + v] = (k1 & k2) | (k3 & (k1 | k2))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fa(x, y, z):
+    """Full adder: (x ^ y ^ z, majority) with x + y + z = sum + 2 carry per lane."""
+    return x ^ y ^ z, (x & y) | (z & (x | y))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _c154(buf, dst, a, src, o):
+    """15:4 compressor: buf planes dst + i NW (i < 4) <- (s, c1, c2, c3) with
+    A + x1 + ... + x14 = s + 2 c1 + 4 c2 + 8 c3 per lane (A = buf plane at a, x_i = src plane at
+    o[i - 1]).  Eleven full adders: five on the inputs, two on their sums (bit 0), three on the
+    seven carries of weight 2 (bit 1) and one on the three of weight 4 (bits 2 and 3); every
+    step preserves the weighted sum, and 15 <= 15 fits four bits."""
+    dst = np.uint64(dst)
+    a = np.uint64(a)
+    o1 = np.uint64(o[0])
+    o2 = np.uint64(o[1])
+    o3 = np.uint64(o[2])
+    o4 = np.uint64(o[3])
+    o5 = np.uint64(o[4])
+    o6 = np.uint64(o[5])
+    o7 = np.uint64(o[6])
+    o8 = np.uint64(o[7])
+    o9 = np.uint64(o[8])
+    o10 = np.uint64(o[9])
+    o11 = np.uint64(o[10])
+    o12 = np.uint64(o[11])
+    o13 = np.uint64(o[12])
+    o14 = np.uint64(o[13])
+    w1 = np.uint64(NW)
+    w2 = np.uint64(2 * NW)
+    w3 = np.uint64(3 * NW)
+    for q in range(NW):
+        v = np.uint64(q)
+        s1, c1 = _fa(src[o1 + v], src[o2 + v], src[o3 + v])
+        s2, c2 = _fa(src[o4 + v], src[o5 + v], src[o6 + v])
+        s3, c3 = _fa(src[o7 + v], src[o8 + v], src[o9 + v])
+        s4, c4 = _fa(src[o10 + v], src[o11 + v], src[o12 + v])
+        s5, c5 = _fa(src[o13 + v], src[o14 + v], buf[a + v])
+        t1, d1 = _fa(s1, s2, s3)
+        r0, d2 = _fa(s4, s5, t1)
+        e1, f1 = _fa(c1, c2, c3)
+        e2, f2 = _fa(c4, c5, d1)
+        r1, f3 = _fa(d2, e1, e2)
+        r2, r3 = _fa(f1, f2, f3)
+        buf[dst + v] = r0
+        buf[dst + w1 + v] = r1
+        buf[dst + w2 + v] = r2
+        buf[dst + w3 + v] = r3
 
 
 @njit(cache=True, nogil=True)
-def _program(ops, sidx, masks, moffs, buf):
-    """Run the circuit program (layers >= 2; module docstring, item 2) on the planes of one h."""
+def _program(ops, sidx, masks, moffs, buf, o14):
+    """Run the circuit program (layers >= 2; module docstring, item 2) on the planes of one h
+    (``o14``: scratch for the 14 source offsets of a 15:4 compressor)."""
     for p in range(ops.shape[0]):
         op = ops[p, 0]
         dst = ops[p, 1]
@@ -196,6 +250,14 @@ def _program(ops, sidx, masks, moffs, buf):
         elif op == OP_C73_BUF:
             _c73(buf, dst, ops[p, 2], buf, ops[p, 3], ops[p, 4], ops[p, 5], ops[p, 6], ops[p, 7],
                  ops[p, 8])
+        elif op == OP_C154_MASK:
+            for i in range(14):
+                o14[i] = moffs[ops[p, 3 + i]]
+            _c154(buf, dst, ops[p, 2], masks, o14)
+        elif op == OP_C154_BUF:
+            for i in range(14):
+                o14[i] = ops[p, 3 + i]
+            _c154(buf, dst, ops[p, 2], buf, o14)
         elif op == OP_CMP:
             o = np.uint64(dst)
             tp = ops[p, 2]
@@ -280,6 +342,7 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
     mtop = np.empty(g1, dtype=np.int64)
     idx = np.empty(g1, dtype=np.int64)
     moffs = np.empty(g1 + 1, dtype=np.int64)
+    o14 = np.empty(14, dtype=np.int64)
     moffs[g1] = l1[g1, 0]                       # the zero plane
     for j in range(g1):
         mbase[j] = l1[j, 0]
@@ -315,7 +378,7 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
                             idx[j] += WhT[i, j]
         for j in range(g1):
             moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
-        _program(ops, sidx, masks, moffs, buf)
+        _program(ops, sidx, masks, moffs, buf, o14)
         base = h << LB
         lo = max(start - base, 0)
         hi = min(stop - base, LANES)
@@ -437,7 +500,7 @@ class _Layer1:
 class _Program:
     """Emits ops and allocates buffer words (plane 0 is the all-zero plane, never written).
 
-    Compressor blocks (3 planes) are recycled once all three planes have been read, so the
+    Compressor blocks (3 or 4 planes) are recycled once all their planes have been read, so the
     scratch buffer stays small (cache-resident); an op's output block is allocated before its
     inputs are released, so no op writes a plane it reads.
     """
@@ -446,19 +509,19 @@ class _Program:
         self.ops = []
         self.sidx = []
         self.words = NW
-        self.free3 = []
+        self.free = {3: [], 4: []}
         self.live = {}      # block offset -> set of its unread plane offsets
         self.block_of = {}  # plane offset -> block offset
 
     def alloc(self, planes):
-        if planes == 3 and self.free3:
-            o = self.free3.pop()
+        if planes in self.free and self.free[planes]:
+            o = self.free[planes].pop()
         else:
             o = self.words
             self.words += planes * NW
-        if planes == 3:
-            self.live[o] = {o, o + NW, o + 2 * NW}
-            for k in range(3):
+        if planes in self.free:
+            self.live[o] = (planes, {o + k * NW for k in range(planes)})
+            for k in range(planes):
                 self.block_of[o + k * NW] = o
         return o
 
@@ -467,22 +530,27 @@ class _Program:
         blk = self.block_of.get(plane)
         if blk is None:
             return
-        left = self.live[blk]
+        size, left = self.live[blk]
         left.discard(plane)
         if not left:
             del self.live[blk]
-            self.free3.append(blk)
+            self.free[size].append(blk)
 
     def emit(self, *row):
-        row = list(row) + [0] * (9 - len(row))
+        row = list(row) + [0] * (N_COLS - len(row))
         self.ops.append(row)
 
 
+C154_MIN = 10       # a column group of >= this many planes takes a 15:4 compressor (else 7:3)
+
+
 def _sum_columns(prog, inputs, K, zero_mask):
-    """Emit the 7:3 compressors for S' = sum_b 2^b (planes of column b); returns the K offsets
+    """Emit the compressors for S' = sum_b 2^b (planes of column b); returns the K offsets
     of the bit planes of S' (0 = zero plane), which the caller releases after reading them.
-    ``inputs[b]`` is a list of ("m", gate) or ("b", word offset) planes."""
-    cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 2)]
+    ``inputs[b]`` is a list of ("m", gate) or ("b", word offset) planes.  Groups of at least
+    ``C154_MIN`` planes of one kind go through 15:4 compressors (fewer loads and stores per
+    plane than 7:3), the rest through 7:3."""
+    cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 3)]
     bits = []
     for b in range(K):
         acc = 0                                   # the zero plane
@@ -491,21 +559,26 @@ def _sum_columns(prog, inputs, K, zero_mask):
                 group = [x for k, x in cols[b] if k == kind]
                 if not group:
                     break
-                take, rest = group[:6], group[6:]
+                n_in = 14 if len(group) >= C154_MIN else 6
+                take, rest = group[:n_in], group[n_in:]
                 cols[b] = [(k, x) for k, x in cols[b] if k != kind] + [(kind, x) for x in rest]
                 pad = zero_mask if kind == "m" else 0
-                take = take + [pad] * (6 - len(take))
-                dst = prog.alloc(3)
-                prog.emit(OP_C73_MASK if kind == "m" else OP_C73_BUF, dst, acc, *take)
+                take = take + [pad] * (n_in - len(take))
+                n_out = 4 if n_in == 14 else 3
+                dst = prog.alloc(n_out)
+                if n_in == 14:
+                    prog.emit(OP_C154_MASK if kind == "m" else OP_C154_BUF, dst, acc, *take)
+                else:
+                    prog.emit(OP_C73_MASK if kind == "m" else OP_C73_BUF, dst, acc, *take)
                 prog.release(acc)
                 if kind == "b":
                     for x in take:
                         prog.release(x)
                 acc = dst
-                cols[b + 1].append(("b", dst + NW))
-                cols[b + 2].append(("b", dst + 2 * NW))
+                for k in range(1, n_out):
+                    cols[b + k].append(("b", dst + k * NW))
         bits.append(acc)
-    for b in (K, K + 1):                          # carries into columns >= K: zero, dropped
+    for b in range(K, K + 3):                     # carries into columns >= K: zero, dropped
         for _, x in cols[b]:
             prog.release(x)
     return bits
@@ -607,11 +680,12 @@ def build(circuit):
         acc += mlen[j] * NW
     plan.n_inputs = N
     plan.n_ops = len(prog.ops)
-    ops = np.array(prog.ops, dtype=np.int64).reshape(-1, 9)
-    m = ops[:, 0] == OP_C73_MASK
-    sub = ops[m, 3:9]
-    sub[sub < 0] = g1                      # the zero mask plane: the extra row of l1
-    ops[m, 3:9] = sub
+    ops = np.array(prog.ops, dtype=np.int64).reshape(-1, N_COLS)
+    for code, width in ((OP_C73_MASK, 6), (OP_C154_MASK, 14)):
+        m = ops[:, 0] == code
+        sub = ops[m, 3:3 + width]
+        sub[sub < 0] = g1                  # the zero mask plane: the extra row of l1
+        ops[m, 3:3 + width] = sub
     plan.ops = _readonly(ops)
     plan.sidx = _readonly(np.array(prog.sidx + [0], dtype=np.int64))
     plan.prog = _readonly(np.array([prog.words, out], dtype=np.int64))
