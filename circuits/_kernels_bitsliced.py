@@ -154,6 +154,14 @@ def _layer1_masks(W1, lo, mlen, moff, L1, total):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _fa(x, y, z):
+    """Full adder: (x ^ y ^ z, majority) with x + y + z = sum + 2 carry per lane.  The majority
+    is written ((x ^ z) & (y ^ z)) ^ z (z where x = z, else y): LLVM then emits three vector
+    ops per adder with no register copies (measured 33 vs 44 per 15:4 step)."""
+    return x ^ y ^ z, ((x ^ z) & (y ^ z)) ^ z
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _c73(buf, dst, a, src, o1, o2, o3, o4, o5, o6):
     """7:3 compressor: buf planes dst, dst + NW, dst + 2 NW <- (s, c1, c2) with
     A + x1 + ... + x6 = s + 2 c1 + 4 c2 per lane (A = buf plane at a, x_i = src planes at o_i)."""
@@ -175,21 +183,13 @@ def _c73(buf, dst, a, src, o1, o2, o3, o4, o5, o6):
         x4 = src[o4 + v]
         x5 = src[o5 + v]
         x6 = src[o6 + v]
-        acc = buf[a + v]
-        s1 = x1 ^ x2 ^ x3               # full adders written as XOR3 / MAJ3 of their inputs:
-        k1 = (x1 & x2) | (x3 & (x1 | x2))   # one VPTERNLOG each where the CPU has it
-        s2 = x4 ^ x5 ^ x6
-        k2 = (x4 & x5) | (x6 & (x4 | x5))
-        buf[dst + v] = acc ^ s1 ^ s2
-        k3 = (acc & s1) | (s2 & (acc | s1))
-        buf[dst + w1 + v] = k1 ^ k2 ^ k3
-        buf[dst + w2 + v] = (k1 & k2) | (k3 & (k1 | k2))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _fa(x, y, z):
-    """Full adder: (x ^ y ^ z, majority) with x + y + z = sum + 2 carry per lane."""
-    return x ^ y ^ z, (x & y) | (z & (x | y))
+        s1, k1 = _fa(x1, x2, x3)
+        s2, k2 = _fa(x4, x5, x6)
+        r0, k3 = _fa(buf[a + v], s1, s2)
+        buf[dst + v] = r0
+        r1, r2 = _fa(k1, k2, k3)
+        buf[dst + w1 + v] = r1
+        buf[dst + w2 + v] = r2
 
 
 @njit(cache=True, nogil=True, inline="always")
