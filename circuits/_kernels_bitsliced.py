@@ -679,7 +679,9 @@ def build(circuit):
         moff[j] = acc
         acc += mlen[j] * NW
     plan.n_inputs = N
-    plan.n_ops = len(prog.ops)
+    # plane ops in 7:3 units (the cost model's unit): a 15:4 step reads 15 planes and writes 4,
+    # measured 2.1x a 7:3 step (70 vs 33 ns on L1-resident planes, benchmarks/ machine)
+    plan.n_ops = sum(2 if row[0] in (OP_C154_MASK, OP_C154_BUF) else 1 for row in prog.ops)
     ops = np.array(prog.ops, dtype=np.int64).reshape(-1, N_COLS)
     for code, width in ((OP_C73_MASK, 6), (OP_C154_MASK, 14)):
         m = ops[:, 0] == code

@@ -187,7 +187,8 @@ class KernelPlan:
     mask_bytes : int
         Size of the bit-sliced layer-1 mask table (0 if it was not computed).
     plane_ops : int
-        Plane operations of the bit-sliced program per 4096 points (0 if not applicable).
+        Plane operations of the bit-sliced program per 4096 points, in 7:3-compressor units (a
+        15:4 compressor counts 2; 0 if not applicable).
     """
 
     kernel: str
