@@ -1,0 +1,146 @@
+"""The self-reduction's margins for any k by the Walsh–Hadamard transform (THEORY §4.8).
+
+With U = H ⊙ Ñ and the twist identity H(a,b)·T_{r,s}(a,b) = U(a⊕r, b⊕s),
+
+    H ⊙ M_k = (1/k) · (P ⋆ U),
+
+an XOR convolution over F₂^{2n} with the histogram P of the k shifts.  So the whole table
+H ⊙ M_k costs two transforms of length 4^n (WHT(U) is computed once), O(n·4^n) for any k, and
+:func:`least_working_k` finds the least k with min H·M_k > 0 on a fixed shift sequence by an
+exact prefix scan for small k (the direct kernel), then doubling and bisection.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from circuits import walsh_hadamard_
+from circuits.errors import DimensionError
+
+__all__ = ["ShiftConvolution", "LeastK", "least_working_k", "DIRECT_BUDGET"]
+
+#: Work (k · 4^n pair updates) allowed for the exact direct prefix scan before FWHT bisection.
+DIRECT_BUDGET = 1 << 27
+
+
+class ShiftConvolution:
+    """H ⊙ M_k for any shift multiset, by FWHT: the transform of U is computed once.
+
+    Parameters
+    ----------
+    U : float64 (2^n, 2^n)
+        U[a, b] = H(a, b)·Ñ(a, b) (pointwise correctness).
+
+    Examples
+    --------
+    >>> U = np.ones((4, 4))                      # Ñ = H: every copy is exact
+    >>> ShiftConvolution(U).min_margin(np.array([[1, 2], [3, 0]]))
+    1.0
+    """
+
+    def __init__(self, U):
+        U = np.asarray(U, dtype=np.float64)
+        if U.ndim != 2 or U.shape[0] != U.shape[1] or U.shape[0] & (U.shape[0] - 1):
+            raise DimensionError(f"U must be a square (2^n, 2^n) table, got shape {U.shape}")
+        self.n = int(U.shape[0]).bit_length() - 1
+        self._hat = walsh_hadamard_(np.array(U, dtype=np.float64, order="C").reshape(-1))
+        self.evaluations = 0
+
+    def table(self, shifts) -> np.ndarray:
+        """H ⊙ M_k as float64 (2^n, 2^n) for the shift rows (r, s) (k = len(shifts))."""
+        sh = np.asarray(shifts, dtype=np.int64)
+        k = sh.shape[0]
+        size = 1 << self.n
+        P = np.bincount((sh[:, 0] << self.n) | sh[:, 1], minlength=size * size).astype(np.float64)
+        walsh_hadamard_(P)                          # exact: integer counts <= k
+        P *= self._hat
+        walsh_hadamard_(P)
+        P *= 1.0 / (k * float(size * size))
+        self.evaluations += 1
+        return P.reshape(size, size)
+
+    def min_margin(self, shifts) -> float:
+        return float(self.table(shifts).min())
+
+
+@dataclass(frozen=True)
+class LeastK:
+    """The least k with min H·M_k > 0 on a fixed shift sequence (prefixes), and how it was found.
+
+    ``method`` is "prefix scan" (every k <= k_direct evaluated exactly: the least k) or
+    "doubling + bisection" (no working k <= k_direct; margin(k - 1) <= 0 < margin(k), with
+    smaller working prefixes possible only between k_direct and k, where the margin is not
+    monotone), or "none" (no working prefix up to ``k_searched``).
+    """
+
+    k: "int | None"
+    method: str
+    k_direct: int
+    k_searched: int
+    direct_margins: np.ndarray = field(repr=False)
+    evaluated: tuple = ()          # (k, min margin) pairs evaluated by FWHT
+
+    def to_dict(self) -> dict:
+        return {"least_k": self.k, "method": self.method, "k_direct": self.k_direct,
+                "k_searched": self.k_searched,
+                "evaluated": [[int(k), float(m)] for k, m in self.evaluated]}
+
+
+def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET, conv=None,
+                    client=None, executor=None, progress: bool = False) -> LeastK:
+    """Least prefix length k of ``shifts`` with min_{a,b} H·M_k > 0.
+
+    The first k_direct = budget/4^n prefixes are scanned exactly by the direct kernel (every
+    prefix margin in one pass); beyond, k doubles until the margin is positive, then bisection
+    on (last failing, first working] with FWHT evaluations.
+    """
+    from networks.reduction.selfreduce import twisted_sums
+
+    V = np.asarray(V, dtype=np.float64)
+    sh = np.asarray(shifts, dtype=np.int64)
+    n = int(V.shape[0]).bit_length() - 1
+    k_all = sh.shape[0]
+    k_direct = int(min(k_all, max(1, direct_budget >> (2 * n))))
+    _, prefix = twisted_sums(V, sh[:k_direct], client=client, executor=executor,
+                             progress=progress)
+    pos = np.flatnonzero(prefix > 0)
+    if pos.size:
+        return LeastK(int(pos[0]) + 1, "prefix scan", k_direct, k_direct, prefix)
+    if conv is None:
+        from networks.reduction.product import ip_signs
+
+        conv = ShiftConvolution(ip_signs(n) * V)
+    evaluated = []
+
+    def margin(k):
+        value = conv.min_margin(sh[:k])
+        evaluated.append((k, value))
+        return value
+
+    lo, hi, k = k_direct, None, k_direct
+    while k < k_all:
+        k = min(2 * k, k_all)
+        if margin(k) > 0:
+            hi = k
+            break
+        lo = k
+    if hi is None:
+        return LeastK(None, "none", k_direct, k_all, prefix, tuple(evaluated))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if margin(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return LeastK(hi, "doubling + bisection", k_direct, k_all, prefix, tuple(evaluated))
+
+
+def expected_evaluations(k: int, k_direct: int) -> int:
+    """Upper bound on FWHT evaluations of :func:`least_working_k` (doubling + bisection)."""
+    if k <= k_direct:
+        return 0
+    steps = math.ceil(math.log2(k / k_direct))
+    return 2 * steps + 1
