@@ -290,3 +290,80 @@ def test_dense_rank_bound_is_flagged_by_dimension(inst5):
     cert = certify(n=5, width=64, mse=qn.metrics_original.mse, quantised=qn, reduction=red)
     links = {i.name: i for i in cert.inequalities}
     assert links["rank M_k"].by_dimension and "by dimension only" in cert.table()
+
+
+# ---------------------------------------------------------------- product-form training (§4.8)
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("act", ACTS)
+def test_product_gradient_matches_backprop(n, act):
+    from networks import loss_and_gradient, product_loss_and_gradient
+
+    inst = HardInstance(n, seed=0)
+    X, _, y = inst.support()
+    net = _net(inst.dim, 6, act, seed=n + 7)
+    l0, g0 = loss_and_gradient(net, X, y.astype(float))
+    l1, g1 = product_loss_and_gradient(net, inst)
+    assert abs(l0 - l1) <= 1e-12
+    for (w0, b0), (w1, b1) in zip(g0, g1):
+        assert np.abs(w0 - w1).max() <= 1e-12 and np.abs(b0 - b1).max() <= 1e-12
+
+
+def test_product_gradient_general_targets_and_custom_activation(inst3):
+    from networks import loss_and_gradient, product_loss_and_gradient
+
+    X = inst3.support().points
+    Y = np.random.default_rng(0).normal(size=(8, 8))
+    act = Activation("cube_grad_test", lambda t: t ** 3, lambda t: 3 * t ** 2,
+                     lipschitz_function=lambda R: 3 * R * R, sup_abs_function=lambda R: R ** 3,
+                     total_variation_function=lambda R: 2 * R ** 3)
+    register_activation(act)
+    try:
+        for name in ("tanh", "cube_grad_test"):
+            net = _net(inst3.dim, 4, name, seed=1)
+            l0, g0 = loss_and_gradient(net, X, Y.T.reshape(-1))
+            l1, g1 = product_loss_and_gradient(net, inst3, targets=Y)
+            assert abs(l0 - l1) <= 1e-12
+            assert all(np.abs(p - q).max() <= 1e-12 for a, b in zip(g0, g1) for p, q in zip(a, b))
+    finally:
+        unregister_activation("cube_grad_test")
+
+
+def test_train_product_equals_train_full_batch():
+    from networks import train, train_product
+
+    inst = HardInstance(4, seed=0)
+    X, _, y = inst.support()
+    net = _net(inst.dim, 12, "relu", seed=3)
+    r0 = train(net, X, y.astype(float), epochs=40, lr=0.01, patience=None)
+    r1 = train_product(net, inst, epochs=40, lr=0.01, patience=None)
+    for a, b in zip(r0.network.layers, r1.network.layers):
+        assert np.abs(a.weights - b.weights).max() <= 1e-10
+    assert abs(r0.history["final_loss"] - r1.history["final_loss"]) <= 1e-12
+    assert r1.history["reason"] == "epochs" and r1.history["settings"]["form"] == "product"
+
+
+def test_train_product_minibatch_and_mask(inst3):
+    from networks import loss_and_gradient, train_product
+    from networks.train_product import _gradient, product_support
+
+    net = _net(inst3.dim, 6, "relu", seed=2)
+    sup = product_support(inst3)
+    k = np.array([3, 17, 17, 40, 63], dtype=np.int64)              # pair index a·2^n + b
+    ia, ib = k >> 3, k & 7
+    Y = (ip_signs(3) < 0).astype(float)
+    params = [np.array(net.layers[0].weights), np.array(net.layers[0].bias),
+              np.array(net.layers[1].weights[0]), np.array(net.layers[1].bias)]
+    loss, g = _gradient(params, sup, 0, net.activation, Y, 0, batch=(ia, ib, Y[ia, ib]))
+    X = inst3.points_of(ia + 8 * ib)
+    l0, g0 = loss_and_gradient(net, X, Y[ia, ib])
+    assert abs(loss - l0) <= 1e-12 and np.abs(g[0] - g0[0][0]).max() <= 1e-12
+    assert np.abs(g[2] - g0[1][0][0]).max() <= 1e-12
+    mask = np.zeros((6, inst3.dim), dtype=bool)
+    mask[:, [0, 1, inst3.m]] = True
+    res = train_product(net, inst3, epochs=30, lr=0.02, batch_size=16, mask=mask, patience=None,
+                        target_loss=1e-9)
+    W = res.network.layers[0].weights
+    assert np.all(W[~mask] == 0) and np.any(W[mask] != 0)
+    assert res.history["epochs"] == 30 and res.history["reached_target"] is False
+    with pytest.raises(Exception, match="mask"):
+        train_product(net, inst3, epochs=1, mask=mask[:, :3])

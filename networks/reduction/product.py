@@ -185,8 +185,8 @@ def _tables(A, B, c, scale, parts: Depth2Parts, n: int, store: bool):
     stats = np.zeros((size, 4), dtype=np.float64)
     code = _activation_code(parts.activation)
     if code >= 0:
-        _kernels._value_table(A, B, c, float(scale), parts.u, float(parts.u0), code, n, store,
-                              V, stats)
+        _kernels._value_table(A, np.ascontiguousarray(B.T), c, float(scale), parts.u,
+                              float(parts.u0), code, n, store, V, stats)
     else:
         _table_numpy(A, B, c, scale, parts, n, store, V, stats)
     return (V if store else None), stats
