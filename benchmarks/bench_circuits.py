@@ -45,8 +45,8 @@ sys.path.insert(0, str(HERE.parent))
 import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from circuits import simulate  # noqa: E402
-from circuits.io import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
-from circuits.progress import progress_bar  # noqa: E402
+from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
+from circuits.utils.progress import progress_bar  # noqa: E402
 
 CHUNK = 1 << 16
 

@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import _common  # noqa: E402
-from circuits.io import write_json_atomic  # noqa: E402
+from circuits.utils.files import write_json_atomic  # noqa: E402
 from networks import legendre as lg  # noqa: E402
 
 

@@ -36,8 +36,8 @@ sys.path.insert(0, str(HERE.parent))
 import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_circuits import w1_circuit  # noqa: E402  (the W1/W6 instance builder)
-from circuits.io import write_bytes_atomic, write_json_atomic  # noqa: E402
-from circuits.parallel import _default_chunk_size, usable_cpus  # noqa: E402
+from circuits.utils.files import write_bytes_atomic, write_json_atomic  # noqa: E402
+from circuits.utils.parallel import _default_chunk_size, usable_cpus  # noqa: E402
 
 
 def main(argv=None) -> dict:

@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import embeddings as E  # noqa: E402
 from benchmarks import _common  # noqa: E402
-from circuits.io import write_bytes_atomic, write_json_atomic  # noqa: E402
+from circuits.utils.files import write_bytes_atomic, write_json_atomic  # noqa: E402
 from embeddings.code import _pack_rows  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Candidates, timed A B A B ... in the same run (shared/BENCHMARKS.md):
 
-* ``depthsep``      ``circuits.walsh_hadamard_`` (in place; for int32 the exactness bound
+* ``depthsep``      ``circuits.analysis.walsh_hadamard_`` (in place; for int32 the exactness bound
                     max|v| 2^N < 2^31 is checked inside the timed call)
 * ``ffht-1``, ``ffht-2``  FFHT-unofficial ``ffht.fht_(a, nthreads)`` on a 64-byte aligned buffer
                     (float64; the named baseline is the default nthreads = 1)
@@ -58,7 +58,7 @@ def _numpy_butterfly(v: np.ndarray) -> np.ndarray:
 
 def _candidates(dtype, N: int, with_numpy: bool):
     """name -> (in-place function, buffer)."""
-    from circuits import walsh_hadamard_
+    from circuits.analysis import walsh_hadamard_
     n = 1 << N
     out = {"depthsep": (walsh_hadamard_, _aligned(n, dtype))}
     try:
@@ -110,9 +110,9 @@ t0 = time.perf_counter(); import circuits; t1 = time.perf_counter()
 out = {"import_s": t1 - t0}
 for dt in ("float64", "int32", "int64"):
     v = np.ones(1 << 16, dtype=dt)
-    t = time.perf_counter(); circuits.walsh_hadamard_(v); out["first_call_" + dt + "_s"] = time.perf_counter() - t
+    t = time.perf_counter(); circuits.analysis.walsh_hadamard_(v); out["first_call_" + dt + "_s"] = time.perf_counter() - t
     v = np.ones(1 << 16, dtype=dt)
-    t = time.perf_counter(); circuits.walsh_hadamard_(v); out["second_call_" + dt + "_s"] = time.perf_counter() - t
+    t = time.perf_counter(); circuits.analysis.walsh_hadamard_(v); out["second_call_" + dt + "_s"] = time.perf_counter() - t
 print(json.dumps(out))
 """
 
@@ -121,21 +121,21 @@ import json, time, numpy as np, circuits
 N = {N}
 v = np.ones(1 << N, dtype="{dtype}")
 v[1::3] = -1
-t = time.perf_counter(); circuits.walsh_hadamard_(v); dt = time.perf_counter() - t
+t = time.perf_counter(); circuits.analysis.walsh_hadamard_(v); dt = time.perf_counter() - t
 print(json.dumps({{"seconds": dt, "array_bytes": int(v.nbytes), "w0": int(v[0])}}))
 """
 
 _SPECTRUM_CHILD = """
 import json, time, numpy as np, circuits
 t = circuits.InnerProductMod2(12).truth_table()
-circuits.fourier_coefficients(np.zeros(16, np.uint8)); circuits.walsh_spectrum(np.zeros(16, np.uint8))
+circuits.analysis.fourier_coefficients(np.zeros(16, np.uint8)); circuits.analysis.walsh_spectrum(np.zeros(16, np.uint8))
 res = {{}}
-for name, fn in [("fourier_coefficients", circuits.fourier_coefficients), ("walsh_spectrum", circuits.walsh_spectrum)]:
+for name, fn in [("fourier_coefficients", circuits.analysis.fourier_coefficients), ("walsh_spectrum", circuits.analysis.walsh_spectrum)]:
     ts = []
     for _ in range({repeats}):
         t0 = time.perf_counter(); r = fn(t); ts.append(time.perf_counter() - t0)
     res[name] = ts
-w = circuits.fourier_coefficients(t)
+w = circuits.analysis.fourier_coefficients(t)
 res["all_abs_equal_2^12"] = bool(np.all(np.abs(w) == 4096))
 print(json.dumps(res))
 """
@@ -205,7 +205,7 @@ def main(argv=None) -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
-        from circuits.io import write_bytes_atomic
+        from circuits.utils.files import write_bytes_atomic
         write_bytes_atomic(Path(__file__).with_name("results_fwht.md"), text.encode())
     return 0
 

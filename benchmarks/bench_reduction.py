@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     import numba
     import scipy
 
-    from circuits.io import write_bytes_atomic
+    from circuits.utils.files import write_bytes_atomic
     from embeddings import HardInstance
     from networks import SigmaNetwork
     from networks import _kernels
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     lines += [
         "",
         "Note on step 4: the certificate's time is three LAPACK SVDs of 2^n x 2^n matrices (ranks "
-        "of V and M_k, and the spectral norm inside `circuits.bounds.forster_sign_rank_bound`). "
+        "of V and M_k, and the spectral norm inside `circuits.analysis.bounds.forster_sign_rank_bound`). "
         "On a shared, oversubscribed machine multi-threaded OpenBLAS is the bottleneck (one "
         "1024 x 1024 SVD measured in the same minute: 0.56 s with `OPENBLAS_NUM_THREADS=1`, 3.0 s "
         "with the default, 13.9 s with 2 threads); set `OPENBLAS_NUM_THREADS=1` there.",

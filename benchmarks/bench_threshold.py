@@ -1,6 +1,6 @@
 """E18 benchmark: counting the threshold functions of N inputs (OEIS A000609).
 
-Ours: ``circuits.count_threshold_functions(N)`` -- decide the Dedekind-many monotone functions
+Ours: ``circuits.analysis.count_threshold_functions(N)`` -- decide the Dedekind-many monotone functions
 (each answer certified exactly: verified integer weights or a summability certificate) and close
 under input negations; the per-process cache is cleared before every repeat.
 Also ours: ``method="exhaustive"`` (all 2^(2^N) tables, non-unate ones by an exact 2-summability
@@ -25,8 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import interleaved, machine_info  # noqa: E402
-from circuits import count_threshold_functions, points  # noqa: E402
-from circuits.io import write_json_atomic  # noqa: E402
+from circuits.analysis import count_threshold_functions  # noqa: E402
+from circuits import points  # noqa: E402
+from circuits.utils.files import write_json_atomic  # noqa: E402
 
 A000609 = [2, 4, 14, 104, 1882, 94572]
 
@@ -48,7 +49,7 @@ def baseline_count(n: int) -> int:
 
 
 def ours(n: int, method: str) -> int:
-    import circuits.threshold_functions as tf
+    import circuits.analysis.threshold_functions as tf
 
     tf._THRESHOLD_CODES.clear()          # no caching between repeats
     return count_threshold_functions(n, method=method)

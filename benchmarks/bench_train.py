@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     if args.repeats < 3:
         ap.error("--repeats must be >= 3 (figures are medians of >= 3 runs)")
 
-    from circuits.io import write_json_atomic
+    from circuits.utils.files import write_json_atomic
     from embeddings import HardInstance
     from networks import SigmaNetwork, train
     from networks.train import _params_of

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from circuits import _kernels
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.hypercube import check_exhaustive, check_n_bits, index_of, MAX_STREAM_BITS
 from circuits.threshold import as_int64_array, INT64_MAX
 

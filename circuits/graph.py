@@ -45,7 +45,7 @@ from numbers import Integral
 
 import numpy as np
 
-from circuits.errors import InvalidCircuitError
+from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
 from circuits.threshold import INT64_MAX, ThresholdCircuit, ThresholdLayer
 

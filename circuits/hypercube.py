@@ -19,8 +19,8 @@ import os
 
 import numpy as np
 
-from circuits.errors import DimensionError, InvalidCircuitError
-from circuits.validation import check_int
+from circuits.utils.errors import DimensionError, InvalidCircuitError
+from circuits.utils.validation import check_int
 
 __all__ = [
     "MAX_EXHAUSTIVE_BITS",

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from circuits import _kernels
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
 from circuits.threshold import ThresholdCircuit
@@ -167,8 +167,8 @@ def _disagree_chunk(packed, spec, start: int, stop: int):
 
 
 def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, progress=False):
-    """Exact (count, first) over chunks of [0, n_points): see :func:`circuits.parallel.run_chunks`."""
-    from circuits.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks
+    """Exact (count, first) over chunks of [0, n_points): see :func:`circuits.utils.parallel.run_chunks`."""
+    from circuits.utils.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks
     chunk = None if chunk_bits is None else 1 << check_n_bits(chunk_bits, name="chunk_bits")
     return run_chunks(fn, n_points, combine=combine_count_first, initial=COUNT_FIRST_IDENTITY,
                       executor=executor, client=client, chunk_size=chunk, progress=progress)

@@ -16,7 +16,7 @@ from numbers import Integral
 
 import numpy as np
 
-from circuits.errors import InvalidCircuitError
+from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
 
 __all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array"]

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_n_bits, signs
 from embeddings.base import as_bits, as_points
 

@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import MAX_EXHAUSTIVE_BITS, check_n_bits, points
 
 __all__ = ["Embedding", "ProductEmbedding", "ContractReport", "check_embedding", "as_bits",

@@ -19,10 +19,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_exhaustive, check_n_bits
-from circuits.progress import progress_bar
-from circuits.rng import as_rng
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
 from embeddings import _kernels
 from embeddings.base import as_bits, as_points
 
@@ -167,7 +167,7 @@ class CodeEmbedding:
     m : int, optional
         Code length, n <= m <= MAX_CODE_LENGTH; default 4n.
     seed : int, Generator or None
-        Seed of the generator search (:func:`circuits.as_rng`).
+        Seed of the generator search (:func:`circuits.utils.as_rng`).
     tries : int
         Number of random parity parts P drawn; the one with the largest certified minimum
         distance wins (the first one on ties).  Draw t uses the t-th block of the random

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_n_bits
 from embeddings.base import as_bits, as_points
 from embeddings.instance import MAX_INSTANCE_BITS, PairInstance

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_exhaustive, check_n_bits, split_index
-from circuits.progress import progress_bar
-from circuits.rng import as_rng
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
 from embeddings import _kernels
 from embeddings.base import NORM_ATOL, ProductEmbedding, as_points
 from embeddings.code import MAX_CODE_BITS, CodeEmbedding
@@ -258,7 +258,7 @@ class PairInstance:
     def sample(self, k: int, rng=None, *, seed=None) -> Support:
         """Draw ``k`` i.i.d. points of mu: a uniform pair, then a uniform point of its box.
 
-        ``rng`` (or ``seed``) is anything :func:`circuits.as_rng` accepts.
+        ``rng`` (or ``seed``) is anything :func:`circuits.utils.as_rng` accepts.
         """
         if rng is not None and seed is not None:
             raise TypeError("pass either rng or seed, not both")
@@ -541,7 +541,7 @@ class HardInstance(PairInstance):
     def sample(self, k: int, rng=None, *, seed=None) -> Support:
         """Draw ``k`` i.i.d. points from mu_tau (uniform pair; uniform in its box if tau > 0).
 
-        ``rng`` (or ``seed``) is anything :func:`circuits.as_rng` accepts.  Every point has norm
+        ``rng`` (or ``seed``) is anything :func:`circuits.utils.as_rng` accepts.  Every point has norm
         at most 1 and the signs of its centre, so :meth:`decode` recovers its pair.
 
         Examples

@@ -191,8 +191,8 @@ def correlation_route(network, instance, gamma: float) -> dict:
 
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
     """Train + steps 1–4 for one (n, width); returns the report dict (written if ``out``)."""
-    from circuits.errors import ReductionError
-    from circuits.io import write_json_atomic
+    from circuits.utils.errors import ReductionError
+    from circuits.utils.files import write_json_atomic
     from embeddings import HardInstance
     from networks.reduction import reduce_network, support_mse
 
@@ -264,7 +264,7 @@ def plot_report(report, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from circuits.io import savefig_atomic
+    from circuits.utils.files import savefig_atomic
     from networks.reduction import ip_sign_matrix
 
     red = report.reduction
@@ -359,7 +359,7 @@ def _H(n: int) -> np.ndarray:
 
 
 def run_sweep(args, out: Path, progress: bool) -> int:
-    from circuits.io import write_json_atomic
+    from circuits.utils.files import write_json_atomic
 
     widths = args.sweep_widths or [args.width]
     rows = []
@@ -400,7 +400,7 @@ def plot_sweep(rows: list, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from circuits.io import savefig_atomic
+    from circuits.utils.files import savefig_atomic
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     for w in sorted({r["width"] for r in rows}):

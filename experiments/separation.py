@@ -230,7 +230,7 @@ def exact_depth3(inst, X, y) -> dict:
 
 def run(args) -> dict:
     """Run the whole experiment and return the JSON record."""
-    from circuits.progress import progress_bar
+    from circuits.utils.progress import progress_bar
     from embeddings import HardInstance
 
     t_start = time.perf_counter()
@@ -313,7 +313,7 @@ def plot(record, path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from circuits.io import savefig_atomic
+    from circuits.utils.files import savefig_atomic
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     series = [("depth2", "depth 2 (trained, Adam)", "C0", "o"),
@@ -353,7 +353,7 @@ def plot(record, path) -> Path:
 
 def main(argv=None) -> int:
     args = _parse(argv)
-    from circuits.io import write_json_atomic
+    from circuits.utils.files import write_json_atomic
 
     record = run(args)
     print(table(record))

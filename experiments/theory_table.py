@@ -111,12 +111,13 @@ ROWS: dict = {}
 @row("E1", "IP kernel", "#IP=1 = A006516(n) = 2^{n-1}(2^n-1); ΣH = 2^n (exact)")
 def e1(ctx):
     import circuits as c
+    from circuits import analysis as ca
     ns = range(1, ctx.size(12, 14) + 1)
     bad = []
     for n in ns:
         circuit_count = c.count_ones(c.ip_depth3(n))          # numba kernel over all 4^n points
         table_count = int(c.inner_product_mod2(n).sum()) if n <= 12 else circuit_count
-        h_sum = int(c.sign_matrix("ip", n).astype(np.int64).sum()) if n <= 12 else 1 << n
+        h_sum = int(ca.sign_matrix("ip", n).astype(np.int64).sum()) if n <= 12 else 1 << n
         if not (circuit_count == table_count == a006516(n) and h_sum == 1 << n):
             bad.append((n, circuit_count, table_count, h_sum))
     nmax = max(ns)
@@ -132,30 +133,30 @@ def e1(ctx):
 def e2(ctx):
     import scipy.linalg
 
-    import circuits as c
+    from circuits import analysis as ca
     rng = np.random.default_rng(ctx.seed)
     worst = 0.0
     ok = True
     for N in range(1, ctx.size(20, 24) + 1):
         v = rng.standard_normal(1 << N)
-        w = c.walsh_hadamard(v)
-        ww = c.walsh_hadamard(w)
+        w = ca.walsh_hadamard(v)
+        ww = ca.walsh_hadamard(w)
         worst = max(worst, float(np.abs(ww - (1 << N) * v).max() / ((1 << N) * np.abs(v).max())),
                     abs(np.linalg.norm(w) / (2 ** (N / 2) * np.linalg.norm(v)) - 1))
         s = rng.choice(np.array([-1, 1], dtype=np.int32), size=1 << N)
-        si = c.walsh_hadamard(s)
+        si = ca.walsh_hadamard(s)
         ok &= bool(np.issubdtype(si.dtype, np.integer)
-                   and np.array_equal(c.walsh_hadamard(si), (1 << N) * s.astype(np.int64)))
+                   and np.array_equal(ca.walsh_hadamard(si), (1 << N) * s.astype(np.int64)))
     dense_max = ctx.size(10, 11)
     sv_worst = 0.0
     for n in range(1, dense_max + 1):
-        H = c.sign_matrix("ip", n)
+        H = ca.sign_matrix("ip", n)
         ok &= bool(np.array_equal(H, scipy.linalg.hadamard(1 << n)))
         if n <= 10:
             sv = np.linalg.svd(H.astype(np.float64), compute_uv=False)
             sv_worst = max(sv_worst, float(np.abs(sv / 2 ** (n / 2) - 1).max()))
         e = np.zeros(1 << n); e[3 % (1 << n)] = 1.0
-        ok &= bool(np.allclose(c.walsh_hadamard(e), scipy.linalg.hadamard(1 << n)[:, 3 % (1 << n)]))
+        ok &= bool(np.allclose(ca.walsh_hadamard(e), scipy.linalg.hadamard(1 << n)[:, 3 % (1 << n)]))
     worst = max(worst, sv_worst)
     note = "" if ctx.full else "quick: FWHT N <= 20 (THEORY: N <= 24)"
     return {"measured": f"max rel err {worst:.2e}; int32 exact={ok}", "ok": ok and worst <= 1e-12,
@@ -166,10 +167,11 @@ def e2(ctx):
                             "MAJ |F̂({i})| = C(N-1,(N-1)/2)/2^{N-1}, even |u| -> 0 (exact)")
 def e3(ctx):
     import circuits as c
+    from circuits import analysis as ca
     fails = []
     nmax = ctx.size(8, 10)
     for n in range(1, nmax + 1):
-        W = c.walsh_spectrum(c.InnerProductMod2(n)).walsh.astype(np.int64)
+        W = ca.walsh_spectrum(c.InnerProductMod2(n)).walsh.astype(np.int64)
         u = np.arange(1 << (2 * n))
         lo, hi = u & ((1 << n) - 1), u >> n
         par = lo & hi
@@ -182,13 +184,13 @@ def e3(ctx):
             fails.append(("IP", n))
     Nmax = ctx.size(14, 15)
     for N in range(1, Nmax + 1):
-        W = c.walsh_spectrum(c.Parity(N)).walsh.astype(np.int64)
+        W = ca.walsh_spectrum(c.Parity(N)).walsh.astype(np.int64)
         e = np.zeros(1 << N, dtype=np.int64); e[-1] = 1 << N
         if not np.array_equal(W, e):
             fails.append(("PARITY", N))
     worst = 0.0
     for N in range(1, Nmax + 1, 2):
-        W = c.walsh_spectrum(c.Majority(N)).walsh.astype(np.int64)
+        W = ca.walsh_spectrum(c.Majority(N)).walsh.astype(np.int64)
         u = np.arange(1 << N)
         wt = np.array([int(t).bit_count() for t in u])
         single = np.abs(W[wt == 1]) / 2 ** N
@@ -204,18 +206,18 @@ def e3(ctx):
 @row("E4", "Lindsey, gate lemma", "|Σ_{XxY}H| <= √(|X||Y|2^n); |ΣHg| <= c_g 2^{3n/2}; "
                                   "|P1-P0| <= adv(n, c_g) (worst ratio <= 1)")
 def e4(ctx):
-    import circuits as c
+    from circuits import analysis as ca
     rng = np.random.default_rng(ctx.seed)
     lind = gate = adv = 0.0
     for n in range(2, ctx.size(10, 12) + 1):
-        H = c.sign_matrix("ip", n)
+        H = ca.sign_matrix("ip", n)
         for _ in range(ctx.size(20, 200)):
             X = np.flatnonzero(rng.random(1 << n) < rng.random())
             Y = np.flatnonzero(rng.random(1 << n) < rng.random())
             if len(X) and len(Y):
-                s = c.rectangle_sum(H, X, Y)
-                lind = max(lind, _ratio(abs(s), c.lindsey_bound(n, len(X), len(Y)).value))
-        r = c.max_discrepancy_search(H, n_starts=ctx.size(4, 16), seed=ctx.seed)
+                s = ca.rectangle_sum(H, X, Y)
+                lind = max(lind, _ratio(abs(s), ca.lindsey_bound(n, len(X), len(Y)).value))
+        r = ca.max_discrepancy_search(H, n_starts=ctx.size(4, 16), seed=ctx.seed)
         lind = max(lind, r.ratio)
     A1 = a006516
     for n in range(2, ctx.size(8, 10) + 1):
@@ -228,13 +230,13 @@ def e4(ctx):
                 else:
                     w = rng.choice([-1, 1], 2 * n) * 2 ** rng.integers(0, 2 * n, 2 * n)
                     t = int(rng.integers(-4, 5))
-                g = c.gate_ip_correlation(w, t)
-                cg = c.gate_lemma_constant(n, g.k_values).value
-                gate = max(gate, _ratio(abs(g.sum_hg), c.gate_lemma_bound(n, g.k_values).value))
+                g = ca.gate_ip_correlation(w, t)
+                cg = ca.gate_lemma_constant(n, g.k_values).value
+                gate = max(gate, _ratio(abs(g.sum_hg), ca.gate_lemma_bound(n, g.k_values).value))
                 a1, a0 = A1(n), 4 ** n - A1(n)
                 p1 = g.n_ones_ip1 / a1
                 p0 = (g.n_ones - g.n_ones_ip1) / a0
-                adv = max(adv, _ratio(abs(p1 - p0), c.advantage_bound(n, cg).value))
+                adv = max(adv, _ratio(abs(p1 - p0), ca.advantage_bound(n, cg).value))
     worst = max(lind, gate, adv)
     note = "" if ctx.full else "quick: rectangles n <= 10, gates n <= 8, fewer draws (THEORY: n <= 12, n <= 10)"
     return {"measured": f"worst ratios: Lindsey {lind:.3f}, gate {gate:.3f}, adv {adv:.3f}",
@@ -419,7 +421,7 @@ def e9(ctx):
 @row("E10", "Forster", "numerical rank >= 2^{n/2} (SVD rel tol 1e-9) for sign pattern H: "
                        "H + noise, M_k")
 def e10(ctx):
-    import circuits as c
+    from circuits import analysis as ca
     from networks.reduction import ip_sign_matrix, numerical_rank
     rng = np.random.default_rng(ctx.seed)
     worst = forster = 0.0
@@ -430,7 +432,7 @@ def e10(ctx):
         for M in (A, B):
             assert np.array_equal(np.sign(M), H)
             worst = max(worst, _ratio(2 ** (n / 2), numerical_rank(M)))
-        forster = max(forster, abs(c.forster_sign_rank_bound(H).value / 2 ** (n / 2) - 1))
+        forster = max(forster, abs(ca.forster_sign_rank_bound(H).value / 2 ** (n / 2) - 1))
     run = ctx.reduction_run(ctx.size(6, 8), ctx.size(32, 64), "relu")
     worst = max(worst, _ratio(2 ** (run["n"] / 2), run["_report"].certificate.bounds["rank_Mk"]))
     return {"measured": f"worst 2^(n/2)/rank {worst:.3g}; Forster bound of H vs 2^(n/2): "
@@ -615,9 +617,9 @@ def e17(ctx):
 
 @row("E18", "threshold count", "A000609: 4, 14, 104, 1882 (N = 1..4; exact)")
 def e18(ctx):
-    import circuits as c
+    from circuits import analysis as ca
     Ns = range(5)
-    got = [c.count_threshold_functions(N) for N in Ns]
+    got = [ca.count_threshold_functions(N) for N in Ns]
     ok = got == [A000609[N] for N in Ns]
     return {"measured": ", ".join(map(str, got)) + f" (N = 0..{max(Ns)})", "ok": ok,
                 "note": "N = 4 took well under THEORY's ≈ 2 min (monotone enumeration)"}
@@ -627,7 +629,8 @@ def e18(ctx):
                               "IP depth 2 exact")
 def e19(ctx):
     import circuits as c
-    minima = {N: c.min_depth2_size(c.parity(N), N).size for N in PARITY_MINIMA}
+    from circuits import analysis as ca
+    minima = {N: ca.min_depth2_size(c.parity(N), N).size for N in PARITY_MINIMA}
     bad = []
     for N in range(1, 17):
         if c.count_disagreements(c.parity_depth2(N), "parity").count:
@@ -741,7 +744,7 @@ def main(argv=None) -> int:
     import platform
     import tempfile
 
-    from circuits.io import write_json_atomic
+    from circuits.utils.files import write_json_atomic
 
     args = _parse(argv)
     ids = _select(args.only)

@@ -4,7 +4,7 @@ Depth counts layers (depth 2 = one hidden layer); σ acts on hidden layers, the 
 linear with a scalar output.  Activations come from a registry (:mod:`networks.activations`).
 """
 
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 from networks.activations import (ACTIVATIONS, Activation, get_activation, register_activation,
                                   unregister_activation)
 from networks.sigma import DenseLayer, SigmaNetwork, random_network

@@ -38,7 +38,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
+from circuits.utils.validation import check_real
 
 __all__ = ["Activation", "ACTIVATIONS", "get_activation", "register_activation",
            "unregister_activation", "activation_names"]
@@ -53,17 +54,6 @@ def _shaped(values, shape) -> np.ndarray:
     if out.shape != shape:                     # a user function returned a scalar or broadcastable
         out = np.broadcast_to(out, shape).copy()
     return out
-
-
-def _check_radius(R) -> float:
-    try:
-        r = float(R)
-    except (TypeError, ValueError):
-        raise TypeError(f"R must be a real number, got {type(R).__name__}") from None
-    if math.isnan(r) or r <= 0:
-        raise InvalidNetworkError(f"R must be > 0 (the interval is [-R, R]), got {R!r}; "
-                                  f"pass a positive half-width, math.inf for the whole line")
-    return r
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,19 +147,19 @@ class Activation:
 
     def lipschitz(self, R) -> float:
         """Lipschitz constant of σ on each continuous piece of [-R, R] (0 for steps)."""
-        return float(self.lipschitz_function(_check_radius(R)))
+        return float(self.lipschitz_function(check_real(R, name="R", minimum=0, allow_inf=True, what="the interval is [-R, R]; math.inf for the whole line")))
 
     def sup_abs(self, R) -> float:
         """sup |σ(t)| over t in [-R, R]."""
-        return float(self.sup_abs_function(_check_radius(R)))
+        return float(self.sup_abs_function(check_real(R, name="R", minimum=0, allow_inf=True, what="the interval is [-R, R]; math.inf for the whole line")))
 
     def total_variation(self, R) -> float:
         """Total variation of σ on [-R, R], jumps included."""
-        return float(self.total_variation_function(_check_radius(R)))
+        return float(self.total_variation_function(check_real(R, name="R", minimum=0, allow_inf=True, what="the interval is [-R, R]; math.inf for the whole line")))
 
     def jumps_in(self, R) -> tuple:
         """The jump points lying in [-R, R]."""
-        r = _check_radius(R)
+        r = check_real(R, name="R", minimum=0, allow_inf=True, what="the interval is [-R, R]; math.inf for the whole line")
         return tuple(j for j in self.jumps if -r <= j <= r)
 
     def image(self, lo, hi) -> tuple[np.ndarray, np.ndarray]:

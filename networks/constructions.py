@@ -43,10 +43,10 @@ from typing import Callable
 
 import numpy as np
 
-from circuits.errors import DimensionError
-from circuits.rng import as_rng
-from circuits.validation import check_int
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import DimensionError
+from circuits.utils.rng import as_rng
+from circuits.utils.validation import check_int, check_real
+from circuits.utils.errors import InvalidNetworkError
 from networks.legendre import sphere_marginal_moment as _moment
 from networks.sigma import DenseLayer, SigmaNetwork
 
@@ -64,17 +64,6 @@ _CHUNK_ELEMENTS = 1 << 23
 
 
 # ============================================================================ validation
-def _positive(value, *, name: str, what: str) -> float:
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a real number ({what}), got bool")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number ({what}), got {type(value).__name__}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise InvalidNetworkError(f"{name} must be finite and > 0 ({what}), got {value!r}; "
-                                  f"pass a positive number")
-    return v
 
 
 def _int_at_least(value, *, name: str, minimum: int, what: str) -> int:
@@ -183,7 +172,7 @@ class Construction:
     def max_error_over(self, chunks, *, progress: bool = False, total: int | None = None) -> float:
         """max error over an iterable of chunks: ``(X, y)`` pairs or objects with ``.points`` and
         ``.labels`` (e.g. ``HardInstance.iter_support(...)``)."""
-        from circuits.progress import progress_bar
+        from circuits.utils.progress import progress_bar
 
         worst = 0.0
         with progress_bar(total, enabled=progress, desc=self.name, unit="chunk") as bar:
@@ -304,7 +293,7 @@ def interpolation_profile(f: Callable, knots, *, lipschitz: float | None = None,
     h = float(np.diff(knots).max())
     bounds = []
     if lipschitz is not None:
-        bounds.append(_positive(lipschitz, name="lipschitz", what="sup|f'|") * h / 2)
+        bounds.append(check_real(lipschitz, minimum=0, name="lipschitz", what="sup|f'|") * h / 2)
     if second_derivative is not None:
         m2 = float(second_derivative)
         if not (math.isfinite(m2) and m2 >= 0):
@@ -339,9 +328,9 @@ def lipschitz_profile(f: Callable, lipschitz: float, radius: float, eps: float) 
     (8, [1.0, 0.3, 0.6])
     """
     f = _callable(f, name="f")
-    L = _positive(lipschitz, name="lipschitz", what="Lipschitz constant of f on [-R, R]")
-    R = _positive(radius, name="radius", what="half-width R of the interval [-R, R]")
-    eps = _positive(eps, name="eps", what="target sup error")
+    L = check_real(lipschitz, minimum=0, name="lipschitz", what="Lipschitz constant of f on [-R, R]")
+    R = check_real(radius, minimum=0, name="radius", what="half-width R of the interval [-R, R]")
+    eps = check_real(eps, minimum=0, name="eps", what="target sup error")
     J, h, pts = _lemma_points(R, L, eps)
     f0 = float(_eval_1d(f, np.zeros(1), name="f")[0])
     gp, sp = _one_sided(_eval_1d(f, pts, name="f"), pts)
@@ -378,9 +367,9 @@ def lipschitz_relu_sum(f: Callable, lipschitz: float, radius: float, eps: float)
     >>> [lipschitz_relu_sum(np.sin, L, 1.0, 0.01).widths[0] for L in (1.0, 3.0, 5 * np.pi)]
     [200, 600, 3142]
     """
-    L = _positive(lipschitz, name="lipschitz", what="Lipschitz constant of f on [-R, R]")
-    R = _positive(radius, name="radius", what="half-width R of the interval [-R, R]")
-    e = _positive(eps, name="eps", what="target sup error")
+    L = check_real(lipschitz, minimum=0, name="lipschitz", what="Lipschitz constant of f on [-R, R]")
+    R = check_real(radius, minimum=0, name="radius", what="half-width R of the interval [-R, R]")
+    e = check_real(eps, minimum=0, name="eps", what="target sup error")
     p = lipschitz_profile(f, L, R, e)
     J = p.width // 2
     return Construction(
@@ -629,9 +618,9 @@ def inner_product_depth3(g: Callable, lipschitz: float, d: int, eps: float) -> C
     True
     """
     g = _callable(g, name="g")
-    L = _positive(lipschitz, name="lipschitz", what="Lipschitz constant of g on [-1, 1]")
+    L = check_real(lipschitz, minimum=0, name="lipschitz", what="Lipschitz constant of g on [-1, 1]")
     d = _int_at_least(d, name="d", minimum=1, what="sphere dimension, x in R^d")
-    e = _positive(eps, name="eps", what="target sup error")
+    e = check_real(eps, minimum=0, name="eps", what="target sup error")
     q = lipschitz_profile(np.square, 4.0, 2.0, e / (L * d))
     ng = lipschitz_profile(g, L, 1.0, e / 2)
     mq = q.width
@@ -773,7 +762,7 @@ def norm_power_depth2(d: int, k: int, eps: float, *, n_directions: int | None = 
     """
     d = _int_at_least(d, name="d", minimum=1, what="input dimension")
     k = _int_at_least(k, name="k", minimum=1, what="half the power, target ||x||^{2k}")
-    e = _positive(eps, name="eps", what="target sup error")
+    e = check_real(eps, minimum=0, name="eps", what="target sup error")
     n_mono = math.comb(d + 2 * k - 1, 2 * k)
     D = 2 * n_mono if n_directions is None else _int_at_least(
         n_directions, name="n_directions", minimum=1, what="number of cubature directions")
@@ -839,9 +828,9 @@ def radial_ridge_depth2(phi: Callable, dphi: Callable, lipschitz_g: float, n_dir
     """
     phi = _callable(phi, name="phi")
     dphi = _callable(dphi, name="dphi")
-    Lg = _positive(lipschitz_g, name="lipschitz_g", what="bound on |g'| on [-1, 1]")
+    Lg = check_real(lipschitz_g, minimum=0, name="lipschitz_g", what="bound on |g'| on [-1, 1]")
     N = _int_at_least(n_directions, name="n_directions", minimum=1, what="Fibonacci directions")
-    e = _positive(eps, name="eps", what="accuracy of the ridge profile")
+    e = check_real(eps, minimum=0, name="eps", what="accuracy of the ridge profile")
 
     def g(t):
         a = np.abs(np.asarray(t, dtype=np.float64))
@@ -910,7 +899,7 @@ def ses_theorem4_lipschitz(d: int, *, radius: float = 1.0, n_grid: int = 200_001
     (2.0, 1.0)
     """
     d = _int_at_least(d, name="d", minimum=1, what="dimension")
-    R = _positive(radius, name="radius", what="ball radius")
+    R = check_real(radius, minimum=0, name="radius", what="ball radius")
     n_grid = _int_at_least(n_grid, name="n_grid", minimum=2, what="grid points")
     w = 2 * math.pi * d ** 3
     r = np.linspace(0.0, R, n_grid)
@@ -934,7 +923,7 @@ def ses_theorem4_depth3(d: int, eps: float) -> Construction:
     True
     """
     d = _int_at_least(d, name="d", minimum=1, what="input dimension")
-    e = _positive(eps, name="eps", what="target sup error")
+    e = check_real(eps, minimum=0, name="eps", what="target sup error")
     K = int(math.ceil(math.sqrt(2 * d / e)))
     inner = squared_norm_depth2(d, K)
     top = 1.0 + inner.error_bound

@@ -26,8 +26,8 @@ from typing import Callable
 
 import numpy as np
 
-from circuits.errors import DimensionError
-from circuits.validation import check_int
+from circuits.utils.errors import DimensionError
+from circuits.utils.validation import check_int
 
 __all__ = [
     "legendre_polynomials", "legendre_polynomial", "harmonic_dimension", "log_harmonic_dimension",

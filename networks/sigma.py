@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from circuits.io import read_json, write_json_atomic
-from circuits.rng import as_rng
+from circuits.utils.files import read_json, write_json_atomic
+from circuits.utils.rng import as_rng
 from networks.activations import Activation, get_activation
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 
 __all__ = ["DenseLayer", "SigmaNetwork", "random_network", "FORMAT", "FORMAT_VERSION"]
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.progress import progress_bar
-from circuits.rng import as_rng
-from networks.errors import InvalidNetworkError
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
+from circuits.utils.errors import InvalidNetworkError
+from circuits.utils.validation import check_int, check_real
 from networks.sigma import DenseLayer, SigmaNetwork
 
 __all__ = ["TrainResult", "train", "mse", "loss_and_gradient"]
@@ -170,23 +171,6 @@ def loss_and_gradient(network: SigmaNetwork, X, y):
     return loss, [(grads[i], grads[i + 1]) for i in range(0, len(grads), 2)]
 
 
-def _positive(value, name, *, integer=False, allow_none=False, allow_zero=False):
-    if value is None and allow_none:
-        return None
-    if integer:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-        value = int(value)
-    else:
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-        if not math.isfinite(value):
-            raise InvalidNetworkError(f"{name} must be finite, got {value}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise InvalidNetworkError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
-    return value
 
 
 def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
@@ -242,14 +226,14 @@ def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
         loss; lower ``lr`` or set ``weight_bound``).
     """
     X, y = _check_data(network, X, y)
-    epochs = _positive(epochs, "epochs", integer=True, allow_zero=True)
-    lr = _positive(lr, "lr")
-    batch_size = _positive(batch_size, "batch_size", integer=True, allow_none=True)
-    weight_bound = _positive(weight_bound, "weight_bound", allow_none=True)
-    tol = _positive(tol, "tol", allow_zero=True)
-    patience = _positive(patience, "patience", integer=True, allow_none=True)
-    target_loss = _positive(target_loss, "target_loss", allow_none=True, allow_zero=True)
-    eps = _positive(eps, "eps")
+    epochs = check_int(epochs, name="epochs", minimum=0)
+    lr = check_real(lr, name="lr", minimum=0, what="the Adam step size")
+    batch_size = None if batch_size is None else check_int(batch_size, name="batch_size", minimum=1)
+    weight_bound = check_real(weight_bound, name="weight_bound", minimum=0, allow_none=True)
+    tol = check_real(tol, name="tol", minimum=0, strict=False)
+    patience = None if patience is None else check_int(patience, name="patience", minimum=1)
+    target_loss = check_real(target_loss, name="target_loss", minimum=0, strict=False, allow_none=True)
+    eps = check_real(eps, name="eps", minimum=0)
     try:
         beta1, beta2 = (float(b) for b in betas)
     except (TypeError, ValueError):

@@ -29,9 +29,9 @@ import time
 
 import numpy as np
 
-from circuits.progress import progress_bar
-from circuits.rng import as_rng
-from networks.errors import InvalidNetworkError
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
+from circuits.utils.errors import InvalidNetworkError
 from networks.reduction import _kernels
 from networks.reduction._common import depth2_parts
 from networks.reduction.product import _activation_code, check_table_memory, product_support

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import networks
-from circuits.errors import DepthsepError, InvalidCircuitError
+from circuits.utils.errors import InvalidArgumentError
+from circuits.utils.errors import DepthsepError, InvalidCircuitError
 from networks.activations import (ACTIVATIONS, Activation, activation_names, get_activation,
                                   register_activation, unregister_activation)
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 
 from tests import naive_networks as naive
 
@@ -152,7 +153,7 @@ def test_unknown_name_lists_choices():
 
 @pytest.mark.parametrize("R", [0, -1.0, float("nan")])
 def test_bad_radius(R):
-    with pytest.raises(InvalidNetworkError, match="R must be > 0"):
+    with pytest.raises(InvalidArgumentError, match="R must be"):
         get_activation("relu").lipschitz(R)
     with pytest.raises(TypeError):
         get_activation("relu").sup_abs("big")

@@ -7,11 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from circuits import (Bound, DimensionError, InvalidCircuitError, ThresholdCircuit,
-                      advantage_bound, discriminator_check, forster_sign_rank_bound,
-                      gate_lemma_bound, gate_lemma_constant, lindsey_bound, maj_maj_bound,
-                      maj_thr_bound, parity_depth_bound, sign_matrix, thr_maj_bound,
-                      thr_thr_bound)
+from circuits.analysis import Bound, advantage_bound, discriminator_check, forster_sign_rank_bound, gate_lemma_bound, gate_lemma_constant, lindsey_bound, maj_maj_bound, maj_thr_bound, parity_depth_bound, sign_matrix, thr_maj_bound, thr_thr_bound
+from circuits import DimensionError, InvalidCircuitError, ThresholdCircuit
 from circuits.constructions import ip_depth2, ip_depth3, parity_depth2
 from tests import naive_analysis as naive
 

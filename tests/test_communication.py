@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from circuits import (DimensionError, InnerProductMod2, InvalidCircuitError, discrepancy,
-                      matrix_spectral_norm, max_discrepancy_search, numerical_rank,
-                      rectangle_sum, sign_matrix)
-from circuits.communication import spectral_norm
+from circuits import DimensionError, InnerProductMod2, InvalidCircuitError
+from circuits.analysis import discrepancy, matrix_spectral_norm, max_discrepancy_search, numerical_rank, rectangle_sum, sign_matrix
+from circuits.analysis.communication import spectral_norm
 from circuits.constructions import ip_depth3
 from circuits.hypercube import join_index
-from circuits.bounds import lindsey_bound
+from circuits.analysis.bounds import lindsey_bound
 from tests import naive_analysis as naive
 
 

@@ -5,15 +5,16 @@ import math
 
 import numpy as np
 import pytest
+from circuits.utils.errors import InvalidArgumentError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from embeddings import HardInstance
 from networks import SigmaNetwork
 from networks import constructions as cs
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 from tests import naive_constructions as naive
 
 
@@ -454,9 +455,9 @@ def test_bad_input():
         cs.ip_depth3_relu(3, tau=0.5)
     with pytest.raises(TypeError, match="n must be an int"):
         cs.ip_depth3_relu(2.0)
-    with pytest.raises(InvalidNetworkError, match="eps must be finite and > 0"):
+    with pytest.raises(InvalidArgumentError, match="eps must be > 0"):
         cs.lipschitz_relu_sum(np.sin, 1.0, 1.0, 0.0)
-    with pytest.raises(InvalidNetworkError, match="lipschitz"):
+    with pytest.raises(InvalidArgumentError, match="lipschitz"):
         cs.lipschitz_relu_sum(np.sin, -1.0, 1.0, 0.1)
     with pytest.raises(TypeError, match="callable"):
         cs.lipschitz_relu_sum(3.0, 1.0, 1.0, 0.1)

@@ -13,8 +13,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import circuits as c  # noqa: E402
-from circuits import parallel  # noqa: E402
-from circuits.parallel import run_chunks  # noqa: E402
+from circuits.utils import parallel  # noqa: E402
+from circuits.utils.parallel import run_chunks  # noqa: E402
 from tests import naive  # noqa: E402
 
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 import embeddings as E
 from circuits import inner_product_mod2
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, index_of, points
 from embeddings import _kernels
 from embeddings.code import _pack_rows, _unpack_words

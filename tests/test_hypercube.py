@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from circuits import hypercube as hc
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 
 
 @pytest.mark.parametrize("n", range(0, 9))

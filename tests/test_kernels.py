@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 import circuits as c
 from circuits import simulate
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from tests import naive, naive_kernels

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special
 
-from circuits.errors import DimensionError
+from circuits.utils.errors import DimensionError
 from networks import legendre as lg
 from tests import naive_constructions as naive
 

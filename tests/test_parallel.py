@@ -1,4 +1,4 @@
-"""circuits.parallel: the generic chunk runner on one machine (no Dask needed here).
+"""circuits.utils.parallel: the generic chunk runner on one machine (no Dask needed here).
 
 The Dask backend is tested in tests/test_distributed.py against a LocalCluster.
 """
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import parallel
-from circuits.errors import DepthsepError, DimensionError
-from circuits.parallel import (COUNT_FIRST_IDENTITY, MissingDependencyError, chunk_bounds,
+from circuits.utils import parallel
+from circuits.utils.errors import DepthsepError, DimensionError
+from circuits.utils.parallel import (COUNT_FIRST_IDENTITY, MissingDependencyError, chunk_bounds,
                                combine_count_first, run_chunks)
 from tests import naive
 
@@ -262,7 +262,7 @@ def test_missing_dask_says_how_to_install(monkeypatch):
 
 
 def test_importing_the_library_does_not_import_dask():
-    code = ("import sys, circuits, circuits.parallel, circuits.simulate; "
+    code = ("import sys, circuits, circuits.utils.parallel, circuits.simulate; "
             "bad = [m for m in ('dask', 'distributed', 'tqdm') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(_root()))

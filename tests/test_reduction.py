@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import naive_reduction as naive
-from circuits.errors import DimensionError, ReductionError
+from circuits.utils.errors import DimensionError, InvalidArgumentError, ReductionError
 from embeddings import HardInstance
 from embeddings.instance import uniform_ball
 from networks import SigmaNetwork, get_activation
 from networks.activations import ACTIVATIONS
-from circuits import numerical_rank
+from circuits.analysis import numerical_rank
 from networks.reduction import (bernstein_k, certify, correlation_width_bound,
                                 exact_shift_average, hoeffding_k, quantise, random_shifts,
                                 reduce_network, reduce_to_circuit, self_reduce, shifted_network,
@@ -281,7 +281,7 @@ def test_staircase_bad_input():
         staircase(net, margin=0.1, delta=0.1)
     with pytest.raises(ReductionError, match="exactly one"):
         staircase(net)
-    with pytest.raises(ReductionError, match="margin"):
+    with pytest.raises(InvalidArgumentError, match="margin"):
         staircase(net, margin=-1.0)
     with pytest.raises(ReductionError, match="range"):
         staircase(net, margin=0.1, range="box")
@@ -386,7 +386,7 @@ def test_quantise_bad_input(inst3):
         quantise(SigmaNetwork.random([inst3.dim, 3, 3, 1], seed=0), inst3, eta=0.1)
     with pytest.raises(ReductionError, match="weight_bound"):
         quantise(net, inst3, eta=0.1, weight_bound=1e-3)
-    with pytest.raises(ReductionError, match="eta"):
+    with pytest.raises(InvalidArgumentError, match="eta"):
         quantise(net, inst3, eta=0.0)
     with pytest.raises(ReductionError, match="trivial predictor"):
         quantise(SigmaNetwork([(np.zeros((3, inst3.dim)), np.zeros(3)),

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import naive_reduction as naive
-from circuits import numerical_rank
-from circuits.errors import DimensionError, ReductionError
+from circuits.analysis import numerical_rank
+from circuits.utils.errors import DimensionError, ReductionError
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from embeddings import HardInstance
 from networks import SigmaNetwork, value_table

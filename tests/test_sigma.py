@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import networks
 from networks import sigma as sigma_module
 from networks.activations import ACTIVATIONS, Activation, get_activation
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 from networks.sigma import FORMAT, DenseLayer, SigmaNetwork, random_network
 
 from tests import naive_networks as naive

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import circuits as c
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from tests import naive
 

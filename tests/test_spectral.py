@@ -10,14 +10,12 @@ import scipy.linalg
 from hypothesis import given, settings, strategies as st
 
 import circuits
-import circuits.spectral as sp
-from circuits import (DimensionError, InnerProductMod2, InvalidCircuitError, Majority, Parity,
-                      ThresholdCircuit, correlation, degree, fourier_coefficients,
-                      gate_ip_correlation, influences, noise_sensitivity, spectral_norm,
-                      total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum)
-from circuits import _kernels_spectral as ks
+import circuits.analysis.spectral as sp
+from circuits import DimensionError, InnerProductMod2, InvalidCircuitError, Majority, Parity, ThresholdCircuit
+from circuits.analysis import correlation, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
+from circuits.analysis import _kernels_spectral as ks
 from circuits.constructions import ip_depth2, ip_depth3, parity_depth2
-from circuits.bounds import advantage_bound, gate_lemma_bound
+from circuits.analysis.bounds import advantage_bound, gate_lemma_bound
 from tests import naive_analysis as naive
 
 A006516 = [0, 1, 6, 28, 120, 496, 2016, 8128, 32640, 130816]

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import circuits as c
-from circuits.errors import InvalidCircuitError
+from circuits.utils.errors import InvalidCircuitError
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from tests import naive
 

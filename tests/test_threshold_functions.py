@@ -7,11 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits
-from circuits import (DimensionError, InvalidCircuitError, ThresholdCircuit, ThresholdFunction,
-                      ThresholdLayer, chow_parameters, count_threshold_functions, inner_product_mod2,
-                      is_threshold_function, majority, min_depth2_size, minimal_weights, parity,
-                      all_threshold_functions, threshold_gate, truth_table)
-from circuits.threshold_functions import monotone_functions
+from circuits import DimensionError, InvalidCircuitError, ThresholdCircuit, ThresholdFunction, ThresholdLayer, inner_product_mod2, majority, parity, truth_table
+from circuits.analysis import chow_parameters, count_threshold_functions, is_threshold_function, min_depth2_size, minimal_weights, all_threshold_functions, threshold_gate
+from circuits.analysis.threshold_functions import monotone_functions
 
 from tests import naive_threshold as nt
 
@@ -252,8 +250,8 @@ def test_result_object():
 
 
 def test_package_entry_point():
-    assert circuits.is_threshold_function is is_threshold_function
-    assert "is_threshold_function" in circuits.__all__
+    assert circuits.analysis.is_threshold_function is is_threshold_function
+    assert "is_threshold_function" in circuits.analysis.__all__
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -5,9 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from circuits.io import write_json_atomic
+from circuits.utils.errors import InvalidArgumentError
+from circuits.utils.files import write_json_atomic
 from networks.activations import ACTIVATIONS, get_activation
-from networks.errors import InvalidNetworkError
+from circuits.utils.errors import InvalidNetworkError
 from networks.sigma import SigmaNetwork
 from networks.train import TrainResult, loss_and_gradient, mse, train
 
@@ -177,15 +178,15 @@ def test_errors(rng):
         train(net, X, np.full(4, np.inf))
     with pytest.raises(InvalidNetworkError, match="no rows"):
         train(net, np.zeros((0, 2)), np.zeros(0))
-    with pytest.raises(InvalidNetworkError, match="lr must be > 0"):
+    with pytest.raises(InvalidArgumentError, match="lr must be > 0"):
         train(net, X, y, lr=0.0)
-    with pytest.raises(InvalidNetworkError, match="epochs must be >= 0"):
+    with pytest.raises(InvalidArgumentError, match="epochs must be >= 0"):
         train(net, X, y, epochs=-1)
     with pytest.raises(TypeError, match="epochs must be an int"):
         train(net, X, y, epochs=2.5)
-    with pytest.raises(InvalidNetworkError, match="batch_size"):
+    with pytest.raises(InvalidArgumentError, match="batch_size"):
         train(net, X, y, batch_size=0)
-    with pytest.raises(InvalidNetworkError, match="weight_bound"):
+    with pytest.raises(InvalidArgumentError, match="weight_bound"):
         train(net, X, y, weight_bound=-1.0)
     with pytest.raises(InvalidNetworkError, match="betas"):
         train(net, X, y, betas=(1.0, 0.5))

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from circuits.errors import DimensionError, ReductionError
+from circuits.utils.errors import DimensionError, ReductionError
+from circuits.utils.validation import check_real
 
-__all__ = ["Depth2Parts", "depth2_parts", "frozen", "check_positive"]
+__all__ = ["Depth2Parts", "depth2_parts", "frozen"]
 
 
 def frozen(values, dtype) -> np.ndarray:
@@ -19,19 +20,6 @@ def frozen(values, dtype) -> np.ndarray:
     arr = np.array(values, dtype=dtype, order="C", copy=True)
     arr.setflags(write=False)
     return arr
-
-
-def check_positive(value, *, name: str, allow_none: bool = False):
-    """``float(value) > 0`` and finite, else a ReductionError naming the argument."""
-    if value is None and allow_none:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ReductionError(f"{name} must be a finite number > 0, got {value!r}")
-    return v
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +124,7 @@ def depth2_parts(network, *, dim: "int | None" = None, weight_bound: "float | No
             f"{name} has input dimension {parts.dim} but the embedding has dimension d = 2m = "
             f"{int(dim)}; train the network on instance.support().points (shape (4^n, {int(dim)}))")
     if weight_bound is not None:
-        bound = check_positive(weight_bound, name="weight_bound")
+        bound = check_real(weight_bound, minimum=0, name="weight_bound")
         if parts.weight_bound > bound:
             raise ReductionError(
                 f"{name} has a weight or bias of magnitude {parts.weight_bound:.6g} beyond the "

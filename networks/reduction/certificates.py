@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits import numerical_rank
+from circuits.analysis import numerical_rank
 from networks.reduction.concentration import hoeffding_k
 from networks.reduction.product import ip_signs
 
@@ -114,11 +114,11 @@ class Certificate:
 
 
 def _forster(red, n: int) -> tuple[float, str]:
-    """Forster's bound √(pq)/‖S‖₂ (circuits.bounds) for S = sign(M_k), rounded up to the least
+    """Forster's bound √(pq)/‖S‖₂ (circuits.analysis.bounds) for S = sign(M_k), rounded up to the least
     integer consistent with it.  When sign(M_k) = H everywhere S is the Hadamard matrix, whose
     bound is exactly 2^{n/2} (THEORY §1.1), so no SVD is needed; otherwise the SVD of sign(M_k)
     (n <= MAX_RANK_BITS), or H's bound with a note."""
-    from circuits.bounds import forster_sign_rank_bound
+    from circuits.analysis.bounds import forster_sign_rank_bound
 
     if red.sign_agrees_everywhere:
         value = 2.0 ** (n / 2)
@@ -129,10 +129,10 @@ def _forster(red, n: int) -> tuple[float, str]:
         return float(math.ceil(value * (1 - 1e-9))), ("sign(M_k) != H somewhere; bound of H "
                                                        "itself (no SVD at this n)")
     S = np.sign(red.M)
-    source = "circuits.bounds.forster_sign_rank_bound(sign(M_k))"
+    source = "circuits.analysis.bounds.forster_sign_rank_bound(sign(M_k))"
     if not np.isin(S, (-1.0, 1.0)).all():
         S = ip_signs(n)
-        source = "circuits.bounds.forster_sign_rank_bound(H) (M_k has zero entries)"
+        source = "circuits.analysis.bounds.forster_sign_rank_bound(H) (M_k has zero entries)"
     bound = forster_sign_rank_bound(S)
     return float(bound.inputs["ceil"]), source + f" = {bound.value:.6g}, rounded up"
 

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import InvalidCircuitError, ReductionError
+from circuits.utils.errors import InvalidCircuitError, ReductionError
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
-from networks.reduction._common import Depth2Parts, check_positive, frozen
+from circuits.utils.validation import check_real
+from networks.reduction._common import Depth2Parts, frozen
 from networks.reduction.product import chain_table, product_support
 from networks.reduction.quantisation import QuantisedNetwork
 from networks.reduction.stair import FLOAT_SLACK, _steps_per_neuron, build_chain
@@ -340,8 +341,8 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
             raise ReductionError(f"the default staircase margin ρ_q/4 needs ρ_q > 0, got ρ_q = "
                                  f"{qn.rho_q:.4g}; pass margin= explicitly (the sup error γ')")
         margin = qn.rho_q / 4.0
-    margin = check_positive(margin, name="margin")
-    top_error = check_positive(top_error, name="top_error")
+    margin = check_real(margin, minimum=0, name="margin")
+    top_error = check_real(top_error, minimum=0, name="top_error")
     if allocation not in ("uniform", "optimal"):
         raise ReductionError(f"allocation must be 'uniform' or 'optimal', got {allocation!r}")
     gates = _lattice_gates(qn, margin, allocation, max_gates)

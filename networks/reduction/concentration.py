@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import math
 
-from circuits.errors import ReductionError
-from networks.reduction._common import check_positive
+from circuits.utils.errors import ReductionError
+from circuits.utils.validation import check_real
 
 __all__ = ["hoeffding_k", "bernstein_k"]
 
 
 def _common(rho, n, delta, target):
-    rho = check_positive(rho, name="rho")
-    delta = check_positive(delta, name="delta")
+    rho = check_real(rho, minimum=0, name="rho")
+    delta = check_real(delta, minimum=0, name="delta")
     if delta >= 1:
         raise ReductionError(f"delta is a failure probability in (0, 1), got {delta}")
     target = float(target)
@@ -43,7 +43,7 @@ def hoeffding_k(M: float, rho: float, n: int, *, delta: float = 0.5, target: flo
     >>> hoeffding_k(1.0, 1.0, 1)            # 32·(2 ln 2 + ln 4) = 88.7
     89
     """
-    M = check_positive(M, name="M")
+    M = check_real(M, minimum=0, name="M")
     rho, n, delta, t = _common(rho, n, delta, target)
     return int(math.ceil((2.0 * M * M / (t * t)) * (2 * n * math.log(2) + math.log(2 / delta))))
 
@@ -57,7 +57,7 @@ def bernstein_k(variance: float, M: float, rho: float, n: int, *, delta: float =
     >>> bernstein_k(0.0, 1.0, 1.0, 1, target=0.0)   # (2·2/3)(2 ln 2 + ln 2) = 2.77
     3
     """
-    M = check_positive(M, name="M")
+    M = check_real(M, minimum=0, name="M")
     var = float(variance)
     if not (math.isfinite(var) and var >= 0):
         raise ReductionError(f"variance must be a finite number >= 0, got {variance!r}")

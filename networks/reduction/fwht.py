@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits import walsh_hadamard_
-from circuits.errors import DimensionError
+from circuits.analysis import walsh_hadamard_
+from circuits.utils.errors import DimensionError
 
 __all__ = ["ShiftConvolution", "LeastK", "least_working_k", "DIRECT_BUDGET"]
 

@@ -125,7 +125,7 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
     k_max : int, optional
         Cap on the default k.
     client, executor : optional
-        Distribute the direct prefix scan (:func:`circuits.parallel.run_chunks`).
+        Distribute the direct prefix scan (:func:`circuits.utils.parallel.run_chunks`).
     progress : bool
         Progress bars.
     """

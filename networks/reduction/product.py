@@ -27,8 +27,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from circuits import sign_matrix
-from circuits.errors import DimensionError, ReductionError
+from circuits.analysis import sign_matrix
+from circuits.utils.errors import DimensionError, ReductionError
 from embeddings import HardInstance
 from networks.reduction._common import Depth2Parts, depth2_parts, frozen
 from networks.reduction import _kernels

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import ReductionError
-from networks.reduction._common import Depth2Parts, check_positive, depth2_parts, frozen
+from circuits.utils.errors import ReductionError
+from circuits.utils.validation import check_real
+from networks.reduction._common import Depth2Parts, depth2_parts, frozen
 from networks.reduction.product import (ProductSupport, SupportMetrics, original_tables,
                                         product_support, quantised_tables)
 from networks.reduction.stair import FLOAT_SLACK
@@ -218,13 +219,13 @@ def _choose_eta(parts: Depth2Parts, *, rho, eta, rho_measured, B, L, m, kappa, l
                 f"the network does not beat the trivial predictor on the support: ρ = E[H(1-2N)] "
                 f"= {rho:.4g} <= 0 (THEORY §4.3 needs ρ >= 2γ > 0); train longer or wider, or pass "
                 f"eta= explicitly")
-    rho = check_positive(rho, name="rho", allow_none=True)
+    rho = check_real(rho, minimum=0, name="rho", allow_none=True)
     if eta is None:
         eta = quantisation_grid(rho, parts.width, B, L, m)
         lines.append(f"quantisation (THEORY §4.2): η = ρ/(8wBL√(2m)) = {rho:.4g}/(8·{parts.width}·"
                      f"{B:.4g}·{L:.4g}·{sq:.4g}) = {eta:.4g}")
     else:
-        eta = check_positive(eta, name="eta")
+        eta = check_real(eta, minimum=0, name="eta")
         lines.append(f"quantisation (THEORY §4.2): user grid η = {eta:.4g}")
     if act.jumps:
         if kappa <= 0:

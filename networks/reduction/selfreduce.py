@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import DimensionError, ReductionError
+from circuits.utils.errors import DimensionError, ReductionError
 from circuits.functions import inner_product_mod2
 from circuits.hypercube import as_matrix
-from circuits.rng import as_rng
+from circuits.utils.rng import as_rng
 from networks.reduction._common import frozen
 from networks.reduction.concentration import bernstein_k, hoeffding_k
 from networks.reduction.fwht import LeastK, ShiftConvolution, least_working_k
@@ -98,7 +98,7 @@ def _check_shifts(shifts, n: int) -> np.ndarray:
 
 
 class _Chunk:
-    """Picklable chunk function for circuits.parallel.run_chunks: rows [start, stop)."""
+    """Picklable chunk function for circuits.utils.parallel.run_chunks: rows [start, stop)."""
 
     def __init__(self, V, shifts, n):
         self.V, self.shifts, self.n = V, shifts, n
@@ -126,7 +126,7 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
     shifts : int (k, 2)
         Rows (r, s).
     client, executor : optional
-        Passed to :func:`circuits.parallel.run_chunks` (rows split into chunks); default: one
+        Passed to :func:`circuits.utils.parallel.run_chunks` (rows split into chunks); default: one
         call of the parallel numba kernel.
     """
     from networks import _kernels
@@ -140,7 +140,7 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
         blocks = min(size, 4 * numba.get_num_threads())      # prefix table is blocks x k
         G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
         return G, prefix.min(axis=0)
-    from circuits.parallel import run_chunks
+    from circuits.utils.parallel import run_chunks
 
     parts = run_chunks(_Chunk(V, sh, n), size, combine=_merge, initial={}, executor=executor,
                        client=client, chunk_size=min(size, ROWS_PER_CHUNK), progress=progress,
@@ -298,7 +298,7 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
         Longest prefix examined by the least-k search (default max(k, 4·Bernstein k for
         margin > 0, 256), at most SEARCH_MAX).
     client, executor : optional
-        Split the direct prefix scan with :func:`circuits.parallel.run_chunks`.
+        Split the direct prefix scan with :func:`circuits.utils.parallel.run_chunks`.
     progress : bool
         Progress bar (implies chunked execution of the direct scan).
 

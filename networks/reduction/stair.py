@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from circuits.errors import ReductionError
-from networks.reduction._common import Depth2Parts, check_positive, depth2_parts, frozen
+from circuits.utils.errors import ReductionError
+from circuits.utils.validation import check_real
+from networks.reduction._common import Depth2Parts, depth2_parts, frozen
 
 __all__ = ["Staircase", "staircase", "staircase_gate_count"]
 
@@ -310,8 +311,8 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     if (margin is None) == (delta is None):
         raise ReductionError("give exactly one of margin (γ', the network's sup error) or delta "
                              "(the per-neuron error of σ), e.g. staircase(net, margin=0.05)")
-    margin = check_positive(margin, name="margin", allow_none=True)
-    delta = check_positive(delta, name="delta", allow_none=True)
+    margin = check_real(margin, minimum=0, name="margin", allow_none=True)
+    delta = check_real(delta, minimum=0, name="delta", allow_none=True)
     if range not in ("ball", "global"):
         raise ReductionError(f"range must be 'ball' or 'global', got {range!r}")
     if allocation not in ("uniform", "optimal"):

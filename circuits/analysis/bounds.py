@@ -18,9 +18,9 @@ from numbers import Integral, Rational, Real
 
 import numpy as np
 
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.hypercube import check_n_bits
-from circuits.validation import check_int
+from circuits.utils.validation import check_int
 
 __all__ = ["Bound", "maj_maj_bound", "maj_thr_bound", "thr_maj_bound", "thr_thr_bound",
            "parity_depth_bound", "forster_sign_rank_bound", "lindsey_bound",
@@ -224,16 +224,16 @@ def forster_sign_rank_bound(matrix, *, rtol: float = 1e-9) -> Bound:
 
     Examples
     --------
-    >>> from circuits.communication import sign_matrix
+    >>> from circuits.analysis.communication import sign_matrix
     >>> b = forster_sign_rank_bound(sign_matrix("ip", 4))
     >>> round(b.value, 9), b.inputs["ceil"]
     (4.0, 4)
     """
-    from circuits.communication import _as_matrix2d, matrix_spectral_norm
+    from circuits.analysis.communication import _as_matrix2d, matrix_spectral_norm
     M = _as_matrix2d(matrix, "matrix")
     if not np.isin(M, (-1, 1)).all():
         raise InvalidCircuitError("matrix must have entries +-1 only (a sign matrix); use "
-                                  "circuits.communication.sign_matrix(f) or np.sign(...)")
+                                  "circuits.analysis.communication.sign_matrix(f) or np.sign(...)")
     p, q = M.shape
     norm = matrix_spectral_norm(M)
     value = math.sqrt(p * q) / norm
@@ -355,7 +355,7 @@ def discriminator_check(circuit) -> DiscriminatorCheck:
     """Evaluate the discriminator lemma on a depth-2 threshold circuit with 2n inputs.
 
     For each hidden gate g_i the exact advantage P_1(g_i) - P_0(g_i) is computed by
-    :func:`circuits.spectral.gate_ip_correlation`; the weighted sum with the top weights v_i
+    :func:`circuits.analysis.spectral.gate_ip_correlation`; the weighted sum with the top weights v_i
     must be >= 1 if the circuit computes IP_n (HMPST Lemma 3.3).
 
     Examples
@@ -366,7 +366,7 @@ def discriminator_check(circuit) -> DiscriminatorCheck:
     (True, True, True)
     """
     from circuits.simulate import count_disagreements
-    from circuits.spectral import gate_ip_correlation
+    from circuits.analysis.spectral import gate_ip_correlation
     from circuits.threshold import ThresholdCircuit
     if not isinstance(circuit, ThresholdCircuit):
         raise TypeError(f"circuit must be a ThresholdCircuit, got {type(circuit).__name__}")

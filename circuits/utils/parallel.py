@@ -49,9 +49,9 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable
 
-from circuits.errors import DepthsepError, MissingDependencyError
-from circuits.progress import progress_bar
-from circuits.validation import check_int
+from circuits.utils.errors import DepthsepError, MissingDependencyError
+from circuits.utils.progress import progress_bar
+from circuits.utils.validation import check_int
 
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
            "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE",

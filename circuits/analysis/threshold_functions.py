@@ -21,7 +21,7 @@ did in floating point:
   without any LP.
 
 Floats never decide: the LP only proposes, exact integers dispose.  If neither certificate can
-be verified (it never happened in our tests) a :class:`~circuits.errors.DepthsepError` is
+be verified (it never happened in our tests) a :class:`~circuits.utils.errors.DepthsepError` is
 raised instead of a guess.
 
 Conventions
@@ -42,10 +42,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from circuits.errors import DepthsepError, DimensionError, InvalidCircuitError
+from circuits.utils.errors import DepthsepError, DimensionError, InvalidCircuitError
 from circuits.functions import ThresholdFunction, as_truth_table
 from circuits.hypercube import check_n_bits, points
-from circuits.progress import progress_bar
+from circuits.utils.progress import progress_bar
 from circuits.threshold import INT64_MAX, ThresholdCircuit
 
 __all__ = [

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _kernels_spectral as _ks
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.analysis import _kernels_spectral as _ks
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import BooleanFunction, TruthTable, as_boolean_function, as_truth_table
 from circuits.hypercube import check_n_bits, points
 from circuits.threshold import ThresholdCircuit, as_int64_array

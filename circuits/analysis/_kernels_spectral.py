@@ -1,6 +1,6 @@
 """Private numba kernels for the Walsh–Hadamard transform and spectral statistics.
 
-Wrappers in :mod:`circuits.spectral` validate their input, choose the working dtype (after
+Wrappers in :mod:`circuits.analysis.spectral` validate their input, choose the working dtype (after
 proving that no intermediate value can overflow) and pick the blocking; these kernels only loop.
 Every kernel has a naive pure-Python twin in ``tests/naive_analysis.py``.
 

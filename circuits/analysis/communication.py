@@ -17,11 +17,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from circuits.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_matrix, check_n_bits
-from circuits.progress import progress_bar
-from circuits.rng import as_rng
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
 
 __all__ = ["sign_matrix", "rectangle_sum", "discrepancy", "DiscrepancySearch",
            "max_discrepancy_search", "matrix_spectral_norm", "numerical_rank"]
@@ -47,7 +47,7 @@ def sign_matrix(f, n: "int | None" = None) -> np.ndarray:
     >>> sign_matrix([0, 1, 0, 0]).tolist()   # f = 1 only at k = 1: x = 1, y = 0 -> row 1, col 0
     [[1, 1], [-1, 1]]
     """
-    from circuits.spectral import _n_inputs_of, _table_of
+    from circuits.analysis.spectral import _n_inputs_of, _table_of
     N = _n_inputs_of(f)
     if N is None:
         if n is None:
@@ -285,6 +285,6 @@ def max_discrepancy_search(M, *, n_starts: int = 16, max_iter: int = 100, seed=0
                              n_starts=n_starts, history=history)
 
 
-#: ``circuits.communication.spectral_norm`` is the matrix 2-norm (exported from the package as
-#: ``matrix_spectral_norm`` to keep it apart from the Fourier L1 norm ``circuits.spectral_norm``).
+#: ``circuits.analysis.communication.spectral_norm`` is the matrix 2-norm (exported from the package as
+#: ``matrix_spectral_norm`` to keep it apart from the Fourier L1 norm ``circuits.analysis.spectral_norm``).
 spectral_norm = matrix_spectral_norm
