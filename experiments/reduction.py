@@ -1,27 +1,32 @@
-"""The main experiment: a trained depth-2 σ-network, reduced end to end (THEORY §4, E8–E11).
+"""The main experiment: a trained depth-2 σ-network, reduced end to end (THEORY §4, §4.8, E8–E11).
 
-    python experiments/reduction.py --n 6 --out results/reduction
-    python experiments/reduction.py --n 4 --activation threshold
-    python experiments/reduction.py --sweep --sweep-n 3,4,5,6 --sweep-widths 16,32
+    python experiments/reduction.py                       # n = 6, ReLU, width 32
+    python experiments/reduction.py --n 10 --width 64
+    python experiments/reduction.py --n 6 --sparse 2      # neurons read 2 + 2 coordinates
+    python experiments/reduction.py --sweep               # n = 4..12: least k vs n and vs ρ
 
-Steps: build the hard instance (THEORY §2), train a depth-2 network (networks.train, Adam, MSE) on
-its 4^n support points until it beats the trivial predictor (MSE <= 1/4 - γ), then
+Steps: build the hard instance (THEORY §2) and its product-form support once, train a depth-2
+network in product form (networks.train_product: Adam, full-batch MSE over all 4^n points) until
+MSE <= 1/4 - γ or the epoch cap, then
 
-1. staircase every σ-neuron into threshold gates (§4.1) and check the sup error on every support
-   point and on random points of the unit ball;
+1. staircase every σ-neuron into threshold gates (§4.1), checked on all support points (product
+   form) and on random points of the unit ball;
 2. quantise the bottom weights (§4.2), build the integer ThresholdCircuit over the 2m code bits
-   and evaluate it on all 4^n support points with the circuits kernels;
-3. average k twisted XOR shifts (§4.3–4.4) and compute the margin min H·M_k over all 4^n pairs;
-4. state the chain of inequalities down to Forster's bound and the implied width lower bound,
-   plus the §4.7 correlation route (§4.5, §4.7).
+   and evaluate it exactly on all 4^n support points (neuron-wise; generic kernel on a sample);
+3. the self-reduction (§4.3, §4.8) of the *quantised* network: M_k averages k copies, each the
+   network at an XOR-shifted input multiplied by parities of the input bits; its margin over
+   all 4^n pairs by FWHT for the k used (Bernstein's by default) and the least working k; the
+   same on the integer circuit's Boolean output;
+4. the chain of inequalities down to Forster's bound, rank links flagged when they hold by
+   dimension only, and the §4.7 correlation route.
 
-Writes DIR/report.json (atomically) and DIR/reduction.png (margins before/after the
-self-reduction; min margin vs k).  ``--sweep`` writes DIR/sweep.json and DIR/sweep.png.
+Writes DIR/report.json (atomically) and DIR/reduction.png.  ``--sweep`` writes DIR/sweep.json and
+DIR/sweep.png (least working k against n and against ρ with the Hoeffding and Bernstein
+predictions for margin > 0).
 
-For ``--activation threshold`` (Heaviside) gradients vanish, so a smooth surrogate is trained:
-a sigmoid network; its hidden layer (W, b) is then read as Heaviside gates [Wx + b >= 0] and the
-linear output layer is refitted by exact least squares on the support (the best top layer for
-those gates).  The reported MSE is the Heaviside network's.
+For ``--activation threshold`` (Heaviside) gradients vanish, so a sigmoid network is trained; its
+hidden layer (W, b) is then read as Heaviside gates and the output layer refitted by exact least
+squares on the support.  The reported MSE is the Heaviside network's.
 """
 
 from __future__ import annotations
@@ -56,42 +61,39 @@ def _parse_list(text: str, name: str) -> list[int]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="experiments/reduction.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=int, default=DEFAULTS["n"],
-                   help="bits per party (support has 4^n points, d = 8n); default 6")
-    p.add_argument("--m", type=int, default=None, help="code length per party; default 4n")
-    p.add_argument("--width", type=int, default=DEFAULTS["width"],
-                   help="hidden width w of the depth-2 network; default 32")
-    p.add_argument("--activation", default=DEFAULTS["activation"],
-                   help="relu, sigmoid, tanh, threshold (= heaviside, trained through a sigmoid "
-                        "surrogate), or any registered activation; default relu")
-    p.add_argument("--k", type=int, default=None,
-                   help="copies in the self-reduction; default the Hoeffding + union-bound k "
-                        "with M_emp = max|Ñ| (THEORY §4.4)")
-    p.add_argument("--k-max", type=int, default=200_000,
-                   help="cap on the default Hoeffding k (cost k·4^n); default 200000")
-    p.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help="seed of the code, the initial weights and the shifts; default 0")
-    p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"],
-                   help="training stops once MSE <= 1/4 - gamma; default 0.05")
-    p.add_argument("--epochs", type=int, default=DEFAULTS["epochs"],
-                   help="maximum training epochs (full batch Adam); default 3000")
-    p.add_argument("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
-    p.add_argument("--circuit-margin", type=float, default=None,
-                   help="staircase error γ' of the threshold circuit (default ρ_q/4)")
-    p.add_argument("--no-circuit", action="store_true",
-                   help="skip building/evaluating the integer threshold circuit")
-    p.add_argument("--ball-points", type=int, default=10_000,
-                   help="random unit-ball points for the staircase check; default 10000")
-    p.add_argument("--out", default="results/reduction",
-                   help="output directory; default results/reduction")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--sweep", action="store_true",
-                   help="run over --sweep-n x --sweep-widths, record how the certified lower "
-                        "bounds and measured sizes grow; writes sweep.json and sweep.png")
-    p.add_argument("--sweep-n", type=lambda s: _parse_list(s, "--sweep-n"), default=[3, 4, 5, 6],
-                   help="values of n for --sweep; default 3,4,5,6")
-    p.add_argument("--sweep-widths", type=lambda s: _parse_list(s, "--sweep-widths"), default=None,
-                   help="widths for --sweep; default the --width value")
+    a = p.add_argument
+    a("--n", type=int, default=DEFAULTS["n"], help="bits per party (4^n support points); default 6")
+    a("--m", type=int, default=None, help="code length per party; default 4n")
+    a("--width", type=int, default=DEFAULTS["width"], help="hidden width w; default 32")
+    a("--activation", default=DEFAULTS["activation"],
+      help="relu, sigmoid, tanh, threshold (trained through a sigmoid surrogate), or any "
+           "registered activation; default relu")
+    a("--sparse", type=int, default=None, metavar="R",
+      help="sparse-neuron regime: every neuron reads R of Alice's and R of Bob's coordinates "
+           "(K_i <= 2^R), so the rank links can bite below 2^n")
+    a("--k", type=int, default=None, help="copies in the self-reduction; default --k-rule's k")
+    a("--k-rule", choices=("bernstein", "hoeffding"), default="bernstein",
+      help="bound giving the default k (for H·M_k >= 3ρ/4 w.p. >= 1/2); default bernstein")
+    a("--k-max", type=int, default=1_000_000, help="cap on the default k; default 1e6")
+    a("--seed", type=int, default=DEFAULTS["seed"], help="seed of code, weights, shifts; default 0")
+    a("--gamma", type=float, default=DEFAULTS["gamma"],
+      help="training stops once MSE <= 1/4 - gamma; default 0.05")
+    a("--epochs", type=int, default=DEFAULTS["epochs"], help="epoch cap (full batch); default 3000")
+    a("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
+    a("--batch-size", type=int, default=None, help="mini-batches of pairs (default full batch)")
+    a("--circuit-margin", type=float, default=None,
+      help="staircase error γ' of the threshold circuit (default ρ_q/4)")
+    a("--no-circuit", action="store_true", help="skip the integer threshold circuit")
+    a("--ball-points", type=int, default=10_000,
+      help="random unit-ball points for the staircase check; default 10000")
+    a("--out", default="results/reduction", help="output directory; default results/reduction")
+    a("--no-progress", action="store_true", help="no progress bars")
+    a("--sweep", action="store_true",
+      help="run over --sweep-n x --sweep-widths; writes sweep.json and sweep.png")
+    a("--sweep-n", type=lambda s: _parse_list(s, "--sweep-n"), default=list(range(4, 13)),
+      help="values of n for --sweep; default 4..12")
+    a("--sweep-widths", type=lambda s: _parse_list(s, "--sweep-widths"), default=None,
+      help="widths for --sweep; default the --width value")
     return p
 
 
@@ -104,89 +106,83 @@ def _versions() -> dict:
             "platform": platform.platform()}
 
 
-def train_network(instance, *, width: int, activation: str, gamma: float, epochs: int, lr: float,
-                  seed: int, progress: bool):
-    """Train a depth-2 network on the support; returns (network, info dict)."""
-    from networks import SigmaNetwork, get_activation
-    from networks.sigma import DenseLayer
-    from networks.train import train
+def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
+    """Mask (w, 2m): neuron i reads ``reads`` random Alice and ``reads`` random Bob coordinates."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((width, 2 * m), dtype=bool)
+    for i in range(width):
+        mask[i, rng.choice(m, reads, replace=False)] = True
+        mask[i, m + rng.choice(m, reads, replace=False)] = True
+    return mask
 
-    act = get_activation(activation)
+
+def train_network(instance, args, *, width: int, progress: bool):
+    """Train a depth-2 network on the support in product form; returns (network, info)."""
+    from networks import SigmaNetwork, get_activation
+    from networks.train_product import refit_output_layer, train_product
+
+    act = get_activation(args.activation)
     surrogate = bool(act.jumps) and act.lipschitz(1.0) == 0.0
     train_act = "sigmoid" if surrogate else act.name
-    sup = instance.support()
-    X, y = sup.points, sup.labels.astype(np.float64)
-    net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=seed)
-    t0 = time.perf_counter()
-    res = train(net0, X, y, epochs=epochs, lr=lr, seed=seed, patience=None,
-                target_loss=0.25 - gamma, progress=progress, desc=f"train {train_act} w={width}")
-    info = {"trained_activation": train_act, "epochs_run": int(res.history["epochs"]),
-            "stopped": res.history.get("reason"), "train_seconds": time.perf_counter() - t0,
-            "train_mse": float(res.history["final_loss"])}
+    net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=args.seed)
+    mask = None if args.sparse is None else sparse_mask(width, instance.m, args.sparse, args.seed)
+    target = 0.25 - args.gamma
+    res = train_product(net0, instance, epochs=args.epochs, lr=args.lr, seed=args.seed,
+                        batch_size=args.batch_size, patience=None, target_loss=target, mask=mask,
+                        progress=progress, desc=f"train {train_act} w={width}")
+    h = res.history
+    info = {"trained_activation": train_act, "epochs_run": int(h["epochs"]),
+            "epoch_cap": args.epochs, "stopped": h["reason"], "target_mse": target,
+            "reached_target": bool(h["reached_target"]), "train_seconds": h["seconds"],
+            "train_mse": float(h["final_loss"]), "sparse_reads": args.sparse,
+            "batch_size": args.batch_size}
     net = res.network
     if surrogate:
-        hidden = net.layers[0]
-        F = act(X @ hidden.weights.T + hidden.bias)
-        A = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
-        coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-        net = SigmaNetwork([hidden, DenseLayer(coef[None, :-1], coef[-1:])], activation=act.name)
+        net = refit_output_layer(net, instance, activation=act.name)
         info["conversion"] = (f"sigmoid surrogate -> {act.name} neurons with the same (W, b); "
                               f"output layer refitted by least squares on the support")
     return net, info
 
 
 def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int):
-    """Step 1 on the original network: staircase, checked on the support and in the ball (E11)."""
+    """Step 1 on the original network: staircase, checked on all support points (product form)
+    and on random points of the unit ball (E11)."""
     from embeddings.instance import uniform_ball
-    from networks.reduction import staircase, staircase_gate_count
-    from networks.reduction._common import depth2_parts
+    from networks.reduction import staircase, staircase_table, value_table
 
-    parts = depth2_parts(network)
     st = staircase(network, margin=margin, allocation="optimal", max_gates=50_000_000)
-    X = instance.support().points
-    err_support = float(np.abs(parts(X) - st.value(X)).max())
+    err_support = float(np.abs(value_table(network, instance) - staircase_table(st, instance)).max())
     err_ball = 0.0
     if n_ball > 0:
-        B = uniform_ball(n_ball, instance.dim, seed=seed)
-        err_ball = float(np.abs(parts(B) - st.value(B)).max())
-    L = parts.activation.lipschitz(parts.radius_global + 1.0)
-    formula = (staircase_gate_count(parts.width, parts.radius_global, L, parts.weight_bound,
-                                    margin) if L > 0 else 0)
+        X = uniform_ball(n_ball, instance.dim, seed=seed)
+        err_ball = float(np.abs(network(X) - st.value(X)).max())
     return st, {"n_gates": st.n_gates, "margin": margin, "error_bound": st.error_bound,
-                "max_error_support": err_support, "max_error_ball": err_ball,
-                "n_ball_points": n_ball, "holds": max(err_support, err_ball) <= st.error_bound,
-                "gate_count_formula_global_uniform": formula,
-                "radius_exact_max": float(parts.radius_exact.max()),
-                "radius_global": parts.radius_global, "steps": list(st.steps)}
+            "max_error_support": err_support, "max_error_ball": err_ball,
+            "n_ball_points": n_ball, "holds": max(err_support, err_ball) <= st.error_bound,
+            "steps": list(st.steps)}
 
 
 def check_shift_identity(network, instance, *, seed: int, n_shifts: int = 4) -> dict:
     """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3)."""
-    from networks.reduction import random_shifts, shifted_network, value_matrix
+    from networks.reduction import random_shifts, shifted_network, value_table
 
-    n = instance.n
-    X = instance.support().points
-    V = value_matrix(network(X), n)
-    idx = np.arange(1 << n)
+    V = value_table(network, instance)
+    idx = np.arange(1 << instance.n)
     worst = 0.0
-    shifts = random_shifts(n, n_shifts, seed=seed)
+    shifts = random_shifts(instance.n, n_shifts, seed=seed)
     for r, s in shifts.tolist():
-        Vs = value_matrix(shifted_network(network, instance, r, s)(X), n)
+        Vs = value_table(shifted_network(network, instance, r, s), instance)
         worst = max(worst, float(np.abs(Vs - V[np.ix_(idx ^ r, idx ^ s)]).max()))
     return {"shifts": shifts.tolist(), "max_abs_error": worst, "holds": worst <= 1e-9}
 
 
-def correlation_route(network, instance, gamma: float) -> dict:
-    """The §4.7 width lower bound (no quantisation, no self-reduction)."""
-    from networks.reduction import correlation_width_bound
-    from networks.reduction._common import depth2_parts
+def _error_record(record, msg, out):
+    from circuits.utils.files import write_json_atomic
 
-    parts = depth2_parts(network)
-    R = parts.radius_global
-    act = parts.activation
-    w = correlation_width_bound(instance.n, gamma, parts.weight_bound, act.sup_abs(R),
-                                act.total_variation(R))
-    return {"width_lower_bound": w, "width": parts.width, "holds": parts.width >= w}
+    record.update(error=msg, sign_agrees_everywhere=False, chain_ok=False)
+    if out is not None:
+        write_json_atomic(out / "report.json", record)
+    return record
 
 
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
@@ -194,55 +190,43 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     from circuits.utils.errors import ReductionError
     from circuits.utils.files import write_json_atomic
     from embeddings import HardInstance
-    from networks.reduction import reduce_network, support_mse
+    from networks.reduction import product_support, reduce_network, support_metrics
 
     t_all = time.perf_counter()
     timings = {}
     t0 = time.perf_counter()
     instance = HardInstance(n, args.m, seed=args.seed)
+    product_support(instance)                          # built once, reused by every step
     timings["instance"] = time.perf_counter() - t0
-    net, train_info = train_network(instance, width=width, activation=args.activation,
-                                    gamma=args.gamma, epochs=args.epochs, lr=args.lr,
-                                    seed=args.seed, progress=progress)
+    net, train_info = train_network(instance, args, width=width, progress=progress)
     timings["train"] = train_info["train_seconds"]
-    mse = support_mse(net, instance)
-    H = 1.0 - 2.0 * instance.support().labels.astype(np.float64)
-    rho = float(np.mean(H * (1.0 - 2.0 * net(instance.support().points))))
+    met, _ = support_metrics(net, instance)
     record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
-              "activation": net.activation.name, "seed": args.seed, "mse": mse,
-              "gamma": 0.25 - mse, "rho": rho, "training": train_info,
-              "instance": instance.summary().to_dict(), "versions": _versions()}
-    if rho <= 0:
-        record.update(error=f"the trained network does not beat the trivial predictor (ρ = "
-                            f"{rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
-                      sign_agrees_everywhere=False, chain_ok=False)
-        if out is not None:
-            write_json_atomic(out / "report.json", record)
-        return record
+              "activation": net.activation.name, "seed": args.seed, "mse": met.mse,
+              "gamma": met.gamma, "rho": met.rho, "accuracy": met.accuracy,
+              "training": train_info, "instance": instance.summary().to_dict(),
+              "versions": _versions()}
+    if met.rho <= 0:
+        return _error_record(record, f"the trained network does not beat the trivial predictor "
+                                     f"(ρ = {met.rho:.4g} <= 0); train longer (--epochs) or wider "
+                                     f"(--width)", out)
     t0 = time.perf_counter()
-    st, st_info = check_staircase(net, instance, margin=max(rho / 4, 1e-3),
-                                  n_ball=args.ball_points, seed=args.seed)
-    timings["staircase"] = time.perf_counter() - t0
+    st, record["staircase"] = check_staircase(net, instance, margin=max(met.rho / 4, 1e-3),
+                                              n_ball=args.ball_points, seed=args.seed)
     record["shift_identity"] = check_shift_identity(net, instance, seed=args.seed)
+    timings["checks"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        report = reduce_network(net, instance, k=args.k, seed=args.seed, k_max=args.k_max,
-                                circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
-                                progress=progress)
+        report = reduce_network(net, instance, k=args.k, seed=args.seed, k_rule=args.k_rule,
+                                k_max=args.k_max, circuit=not args.no_circuit,
+                                circuit_margin=args.circuit_margin, progress=progress)
     except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)
-        record.update(error=str(exc), sign_agrees_everywhere=False, chain_ok=False,
-                      correlation_route=correlation_route(net, instance, 0.25 - mse))
-        if out is not None:
-            write_json_atomic(out / "report.json", record)
-        return record
+        return _error_record(record, str(exc), out)
     timings["reduction"] = time.perf_counter() - t0
     timings.update({f"reduction.{k}": v for k, v in report.timings.items()})
     rd = report.to_dict()
     rd.pop("timings", None)
     record.update(rd)
-    record["staircase"] = st_info
-    record["training"] = train_info
-    record["versions"] = _versions()
     timings["total"] = time.perf_counter() - t_all
     record["timings"] = timings
     if out is not None:
@@ -258,18 +242,16 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
 
 
 def plot_report(report, path: Path) -> None:
-    """Margins H·Ñ before and H·M_k after the self-reduction; min margin vs k."""
+    """Margins H·Ñ_q before and H·M_k after the self-reduction; min margin against k."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from circuits.utils.files import savefig_atomic
-    from networks.reduction import ip_sign_matrix
 
     red = report.reduction
-    H = ip_sign_matrix(report.n)
-    before = (H * report.quantised.value_matrix()).ravel()
+    before = (report.quantised.support.H * report.quantised.value_matrix()).ravel()
     after = red.margins.ravel()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
@@ -277,124 +259,127 @@ def plot_report(report, path: Path) -> None:
     ax1.hist(after, bins=bins, alpha=0.6, label=f"after: H·M_k, k = {red.k}")
     ax1.set_yscale("log")
     ax1.axvline(0, color="k", lw=0.8)
-    ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ = {red.rho:.3f}")
-    ax1.set_xlabel("margin")
+    ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ_q = {red.rho:.3f}")
+    ax1.set_xlabel("margin (all 4^n pairs)")
     ax1.set_ylabel(f"pairs (a, b) of {4 ** report.n}")
-    ax1.set_title(f"n = {report.n}, w = {report.width}, {report.activation}")
-    ax1.legend(fontsize=8)
-    ks = np.arange(1, red.k + 1)
-    ax2.plot(ks, red.prefix_margins, lw=1, label="min_{a,b} H·M_k (exact, all 4^n pairs)")
+    ax1.set_title(f"n = {report.n}, w = {report.width}, {report.activation} (quantised)")
+    ax1.legend(fontsize=8, loc="upper left")
+    pm = red.prefix_margins
+    ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, label="exact prefix scan")
+    if red.least.evaluated:
+        ks, ms = zip(*red.least.evaluated)
+        ax2.plot(ks, ms, "o", ms=4, label="FWHT evaluations (doubling + bisection)")
+    ax2.plot([red.k], [red.min_margin], "s", color="C3", label=f"k used = {red.k} ({red.k_rule})")
     ax2.axhline(0, color="k", lw=0.8)
-    ax2.axhline(0.75 * red.rho, color="C2", ls="--", lw=1, label="3ρ/4 (Hoeffding target)")
-    k_h = red.hoeffding()
-    if k_h <= red.k:
-        ax2.axvline(k_h, color="C3", ls=":", lw=1, label=f"Hoeffding k (M_emp) = {k_h}")
-    if red.stable_k is not None:
-        ax2.axvline(red.stable_k, color="C1", ls=":", lw=1, label=f"least working k = {red.stable_k}")
+    ax2.axhline(0.75 * red.rho, color="C2", ls="--", lw=1, label="3ρ/4 (certificate target)")
+    if red.least_k is not None:
+        ax2.axvline(red.least_k, color="C1", ls=":", lw=1,
+                    label=f"least working k = {red.least_k}")
     ax2.set_xscale("log")
-    ax2.set_xlabel("k (copies)")
-    ax2.set_ylabel("min margin")
-    ax2.set_title("uniform margin after k twisted shifts")
-    ax2.legend(fontsize=8)
+    ax2.set_xlabel("k (copies, prefixes of one shift sequence)")
+    ax2.set_ylabel("min over all pairs of H·M_k")
+    ax2.set_title("measured uniform margin after k twisted shifts")
+    ax2.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
 
-def print_report(record: dict) -> None:
-    report = record["_report"]
-    st = record["staircase"]
-    tc = record.get("threshold_circuit")
-    print(f"\n== depth-2 {record['activation']} network, n = {record['n']} (d = {record['d']}), "
-          f"width {record['width']}, seed {record['seed']} ==")
-    print(f"training: {record['training']['epochs_run']} epochs "
-          f"({record['training']['train_seconds']:.1f} s), MSE = {record['mse']:.4f} "
-          f"(γ = {record['gamma']:.4f}), ρ = {record['rho']:.4f}")
-    if "conversion" in record["training"]:
-        print(f"  {record['training']['conversion']}")
-    rows = [
-        ("1 staircase gates (real weights)", st["n_gates"], "error bound / measured",
-         f"{st['error_bound']:.3g} / {max(st['max_error_support'], st['max_error_ball']):.3g}"),
-        ("2 quantisation grid η", f"{report.quantised.eta:.3g}",
-         "K measured / bound", f"{report.quantised.K} / {report.quantised.K_bound}"),
-    ]
-    if tc is not None:
-        rows.append(("2 integer circuit size, depth", f"{tc['size']}, {tc['depth']}",
-                     "max|weight|", str(tc["max_abs_weight"])))
-        rows.append(("2 circuit vs IP (avg-case net)", f"{tc['n_errors_ip']} errors",
-                     "vs [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements"))
-    red = report.reduction
-    rows += [
-        ("3 copies k (least working)", f"{red.k} ({red.stable_k})", "min H·M_k (before)",
-         f"{red.min_margin:.4f} ({red.margin_before:.4f})"),
-        ("3 sign(M_k) = IP on all 4^n", str(red.sign_agrees_everywhere), "sign errors",
-         str(red.n_sign_errors)),
-    ]
+def _training_line(rec) -> str:
+    t = rec["training"]
+    stop = ("reached MSE <= {:.3f}".format(t["target_mse"]) if t["reached_target"] else
+            "STOPPED ON THE EPOCH CAP before MSE <= {:.3f}".format(t["target_mse"]))
+    return (f"training (product form): {t['epochs_run']}/{t['epoch_cap']} epochs "
+            f"({t['train_seconds']:.1f} s), {stop}; MSE = {rec['mse']:.4f} (γ = {rec['gamma']:.4f}), "
+            f"ρ = {rec['rho']:.4f}, accuracy {rec['accuracy']:.4f}")
+
+
+def print_report(rec: dict) -> None:
+    report = rec["_report"]
+    st, tc, red, rc = rec["staircase"], rec.get("threshold_circuit"), report.reduction, \
+        report.reduction_circuit
     b = report.certificate.bounds
-    rows.append(("4 Forster 2^{n/2} <= rank M_k", f"{b['forster']:.4g} <= {b.get('rank_Mk', '-')}",
-                 "<= k(1 + sum min K)", str(b["rank_bound_Mk"])))
-    rows.append(("4 implied width lower bound", f"{b['width_bound_measured']:.3g}",
-                 "§4.0 / §4.7", f"{b['width_bound_theory']:.3g} / {b['width_bound_correlation']:.3g}"))
+    print(f"\n== depth-2 {rec['activation']} network, n = {rec['n']} (d = {rec['d']}), width "
+          f"{rec['width']}, seed {rec['seed']}" + (f", sparse: {rec['training']['sparse_reads']}+"
+          f"{rec['training']['sparse_reads']} coordinates per neuron" if rec['training']['sparse_reads']
+          else "") + " ==")
+    print(_training_line(rec))
+    if "conversion" in rec["training"]:
+        print(f"  {rec['training']['conversion']}")
+    rows = [("1 staircase gates (real weights)", st["n_gates"], "error bound / measured",
+             f"{st['error_bound']:.3g} / {max(st['max_error_support'], st['max_error_ball']):.3g}"),
+            ("2 quantisation grid η", f"{report.quantised.eta:.3g}", "K measured / bound",
+             f"{report.quantised.K} / {report.quantised.K_bound}")]
+    if tc is not None:
+        rows += [("2 integer circuit size, depth", f"{tc['size']}, {tc['depth']}", "max|weight|",
+                  str(tc["max_abs_weight"])),
+                 ("2 circuit vs IP (avg-case net)", f"{tc['n_errors_ip']} errors",
+                  "vs [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements")]
+    rows += [("3 k used (rule)", f"{red.k} ({red.k_rule})", "Bernstein / Hoeffding k",
+              f"{red.bernstein_k} / {red.hoeffding_k}"),
+             ("3 least working k (margin > 0)", str(red.least_k), "how", red.least.method),
+             ("3 min H·M_k (before: min H·Ñ_q)", f"{red.min_margin:.4f}", "",
+              f"({red.margin_before:.4f})"),
+             ("3 sign(M_k) = IP on all 4^n", str(red.sign_agrees_everywhere), "sign errors",
+              str(red.n_sign_errors))]
+    if rc is not None:
+        rows.append(("3 same on circuit's Boolean output", str(rc.sign_agrees_everywhere),
+                     "k used / least k", f"{rc.k} / {rc.least_k}"))
+    rows += [("4 Forster 2^{n/2} <= rank M_k", f"{b['forster']:.4g} <= {b.get('rank_Mk', '-')}",
+              "<= k(1 + sum min K)", str(b["rank_bound_Mk"])
+              + (" (>= 2^n: by dimension only)" if b["rank_Mk_by_dimension"] else "")),
+             ("4 implied width lower bound", f"{b['width_bound_measured']:.3g}", "§4.0 / §4.7",
+              f"{b['width_bound_theory']:.3g} / {b['width_bound_correlation']:.3g}")]
     for a, v, c, dv in rows:
-        print(f"  {a:<34} {str(v):>22}   {c:<24} {dv}")
-    n4 = 4 ** record["n"]
+        print(f"  {a:<36} {str(v):>22}   {c:<24} {dv}")
+    n4 = 4 ** rec["n"]
     if red.sign_agrees_everywhere:
-        print(f"=> the average of k = {red.k} twisted copies (a depth-2 net of width "
-              f"{red.k * record['width']}) has sign = IP on all {n4} inputs, margin "
-              f"{red.min_margin:.4f}; the network alone errs on "
-              f"{int((report.quantised.value_matrix(original=True) * _H(record['n']) <= 0).sum())}"
-              f" of them.")
+        wrong = int((report.quantised.value_matrix() * report.quantised.support.H <= 0).sum())
+        print(f"=> self-reduction of the QUANTISED network: M_k, the average of k = {red.k} copies "
+              f"(each the network at an XOR-shifted input multiplied by parities of the input bits; "
+              f"not itself a network of width k·w), has sign = IP on all {n4} inputs, margin "
+              f"{red.min_margin:.4f}; the quantised network alone errs on {wrong} of them.")
+    if b["rank_V_by_dimension"] or b["rank_Mk_by_dimension"]:
+        print("   rank links marked 'by dimension only' hold for every 2^n x 2^n matrix and say "
+              "nothing about the network; --sparse R exercises them below 2^n.")
     if b["width_bound_measured"] < 1:
-        print(f"   (the width bounds are vacuous at n = {record['n']}: the chain gives w >= 1 only "
-              f"once 2^(n/2) >= k(1 + K); see --sweep for where §4.7 takes over)")
+        print(f"   (the width bounds are vacuous at n = {rec['n']}: the chain gives w >= 1 only "
+              f"once 2^(n/2) >= k(1 + K))")
     print("\nchain of inequalities (THEORY §4.5, §4.7):")
     print(report.certificate.table())
-    print(f"\nall links hold: {report.ok}; total {record['timings']['total']:.1f} s")
+    print(f"\nall links hold: {report.ok}; total {rec['timings']['total']:.1f} s")
 
 
-def _H(n: int) -> np.ndarray:
-    from networks.reduction import ip_sign_matrix
-
-    return ip_sign_matrix(n)
+SWEEP_KEYS = ("n", "m", "width", "activation", "mse", "gamma", "rho", "variance", "k", "k_rule",
+              "least_k", "least_k_method", "bernstein_k", "hoeffding_k", "bernstein_k_positive",
+              "hoeffding_k_positive", "min_margin", "sign_agrees_everywhere", "chain_ok", "error")
 
 
 def run_sweep(args, out: Path, progress: bool) -> int:
     from circuits.utils.files import write_json_atomic
 
-    widths = args.sweep_widths or [args.width]
     rows = []
     for n in args.sweep_n:
-        for w in widths:
+        for w in args.sweep_widths or [args.width]:
             rec = run_one(args, n=n, width=w, out=None, progress=progress, figure=False)
-            row = {k: rec.get(k) for k in ("n", "m", "width", "activation", "mse", "rho", "k",
-                                           "least_k", "stable_k", "K", "min_margin",
-                                           "sign_agrees_everywhere", "chain_ok", "error")}
-            if "bounds" in rec:
-                bnd = rec["bounds"]["bounds"]
-                row.update({k: bnd.get(k) for k in ("forster", "rank_Mk", "rank_bound_Mk",
-                                                    "k_hoeffding_emp", "k_hoeffding_theory",
-                                                    "K_bound_theory", "width_bound_measured",
-                                                    "width_bound_theory",
-                                                    "width_bound_correlation", "B",
-                                                    "S_sigma", "TV_sigma")})
-                row["gamma"] = rec.get("gamma")
-            if rec.get("threshold_circuit"):
-                tc = rec["threshold_circuit"]
-                row.update(circuit_size=tc["size"], circuit_max_abs_weight=tc["max_abs_weight"])
-            row["staircase_gates"] = rec.get("staircase", {}).get("n_gates")
-            row["seconds"] = rec.get("timings", {}).get("total")
+            row = {k: rec.get(k) for k in SWEEP_KEYS}
+            row.update(reached_target=rec["training"]["reached_target"],
+                       epochs_run=rec["training"]["epochs_run"],
+                       seconds=rec.get("timings", {}).get("total"))
             rows.append(row)
-            print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f} ρ {row['rho']:.4f} k {row['k']} "
-                  f"(least {row['stable_k']}) sign ok {row['sign_agrees_everywhere']} "
-                  f"circuit {row.get('circuit_size')} gates, width bound (chain) "
-                  f"{row.get('width_bound_measured')}")
+            print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f}"
+                  f"{'' if row['reached_target'] else ' (epoch cap)'} ρ {row['rho']:.4f} "
+                  f"least k {row['least_k']} (Bernstein {row['bernstein_k_positive']}, Hoeffding "
+                  f"{row['hoeffding_k_positive']} for margin > 0); k used {row['k']}, sign ok "
+                  f"{row['sign_agrees_everywhere']}, {row['seconds']:.1f} s")
             write_json_atomic(out / "sweep.json", {"rows": rows, "versions": _versions(),
-                                                   "args": {k: v for k, v in vars(args).items()}})
+                                                   "args": dict(vars(args))})
     plot_sweep(rows, out / "sweep.png")
     return 0 if all(r.get("sign_agrees_everywhere") for r in rows) else 1
 
 
 def plot_sweep(rows: list, path: Path) -> None:
+    """Least working k against n and against ρ, with the margin > 0 predictions."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -402,39 +387,26 @@ def plot_sweep(rows: list, path: Path) -> None:
 
     from circuits.utils.files import savefig_atomic
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for w in sorted({r["width"] for r in rows}):
-        rs = [r for r in rows if r["width"] == w and r.get("k")]
-        ns = [r["n"] for r in rs]
-        for key, style in (("circuit_size", "o-"), ("k", "s--"), ("K", "^:"),
-                           ("rank_bound_Mk", "v-.")):
-            vals = [r.get(key) for r in rs]
-            if any(v for v in vals):
-                ax1.plot(ns, [math.log2(v) if v else np.nan for v in vals], style,
-                         label=f"{key}, w = {w}")
-        last = rs[-1] if rs else None
-        if last and last.get("B") is not None and last["gamma"] > 0:
-            from networks.reduction import correlation_width_bound
-
-            grid = np.arange(2, 97)
-            wb = np.array([correlation_width_bound(int(n), last["gamma"], last["B"],
-                                                   last["S_sigma"], last["TV_sigma"])
-                           for n in grid])
-            ax2.plot(grid, np.where(wb > 0, np.log2(np.maximum(wb, 1e-300)), np.nan), "-",
-                     label=f"§4.7 bound at γ = {last['gamma']:.3f}, B = {last['B']:.2f} "
-                           f"(w = {w} run, n = {last['n']})")
-            ax2.axhline(math.log2(w), ls=":", lw=0.8, color="grey")
-    ns_all = sorted({r["n"] for r in rows})
-    ax1.plot(ns_all, [n / 2 for n in ns_all], "k-", lw=1, label="log2 Forster 2^{n/2}")
-    ax1.set_xlabel("n")
-    ax1.set_ylabel("log2")
-    ax1.set_title("measured sizes of the reduction")
-    ax1.legend(fontsize=7)
-    ax2.set_xlabel("n (same γ, B, σ)")
-    ax2.set_ylabel("log2 certified width lower bound")
-    ax2.set_title("when the §4.7 bound exceeds the width (dotted)")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ok = [r for r in rows if r.get("least_k")]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, key, label in ((axes[0], "n", "n (bits per party)"),
+                           (axes[1], "rho", "ρ = E[H·Ñ_q] of the quantised network")):
+        order = sorted(ok, key=lambda r: r[key])
+        xs = [r[key] for r in order]
+        for k, style, lab in (("least_k", "o-", "least working k (measured, exact margins)"),
+                              ("bernstein_k_positive", "s--", "Bernstein k for margin > 0"),
+                              ("hoeffding_k_positive", "^:", "Hoeffding k for margin > 0")):
+            ax.plot(xs, [r[k] for r in order], style, label=lab)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("copies k")
+        ax.grid(alpha=0.3)
+    axes[1].set_xscale("log")
+    axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
+    axes[1].set_title("the same against the network's correlation ρ")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
@@ -448,6 +420,8 @@ def main(argv=None) -> int:
         parser.error(f"--k must be >= 1 (copies of the network), got {args.k}")
     if not 0 < args.gamma < 0.25:
         parser.error(f"--gamma must lie in (0, 1/4), got {args.gamma}")
+    if args.sparse is not None and not 1 <= args.sparse <= 4 * min([args.n] + args.sweep_n):
+        parser.error(f"--sparse must be between 1 and m (coordinates per party), got {args.sparse}")
     from networks import get_activation
 
     try:

@@ -38,7 +38,7 @@ from networks.reduction.product import _activation_code, check_table_memory, pro
 from networks.sigma import DenseLayer, SigmaNetwork
 from networks.train import TrainResult
 
-__all__ = ["train_product", "product_loss_and_gradient"]
+__all__ = ["train_product", "product_loss_and_gradient", "refit_output_layer"]
 
 
 def blas_threads(limit: "int | None"):
@@ -51,6 +51,25 @@ def blas_threads(limit: "int | None"):
     except ImportError:                        # optional: only a speed matter
         return contextlib.nullcontext()
     return threadpool_limits(limits=int(limit), user_api="blas")
+
+
+#: Below this many (pair, neuron) terms per epoch one numba thread is faster than two
+#: (thread start-up dominates; measured in benchmarks/bench_reduction.py).
+SERIAL_BELOW = 1 << 20
+
+
+@contextlib.contextmanager
+def _numba_threads(work: int):
+    """One numba thread for small epochs, the configured number otherwise."""
+    import numba
+
+    before = numba.get_num_threads()
+    if work < SERIAL_BELOW:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def _targets(sup, targets) -> np.ndarray:
@@ -266,7 +285,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
             np.clip(p, -weight_bound, weight_bound, out=p)
     adam = _Adam(params, float(lr), tuple(float(x) for x in betas), float(eps), weight_bound, mask)
     t0 = time.perf_counter()
-    with blas_threads(blas):
+    with blas_threads(blas), _numba_threads(sup.size ** 2 * parts.width):
         losses, reason = _loop(params, adam, sup, parts.activation, Y, epochs, batch_size,
                                as_rng(seed), target_loss, tol, patience, progress, desc)
     net = SigmaNetwork([DenseLayer(params[0], params[1]), DenseLayer(params[2][None, :], params[3])],
@@ -334,3 +353,33 @@ def _finite(loss, epoch, lr):
     if not math.isfinite(loss):
         raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
                                   f"(now {lr}) or set weight_bound")
+
+
+def refit_output_layer(network, instance, *, activation=None, targets=None) -> SigmaNetwork:
+    """The best output layer (exact least squares on all 4^n support points) for the hidden layer
+    of ``network`` read with ``activation`` (default its own σ).
+
+    Used to turn a sigmoid surrogate into a Heaviside network with the same (W, b).  The normal
+    equations are accumulated over blocks of rows of the product-form feature table, so memory is
+    O(rows·2^n·w), never 4^n × d.
+    """
+    from networks.activations import get_activation
+
+    sup = product_support(instance)
+    parts = depth2_parts(network, dim=sup.dim)
+    act = parts.activation if activation is None else get_activation(activation)
+    Y = _targets(sup, targets)
+    m, w = sup.m, parts.width
+    A = sup.XA @ parts.W[:, :m].T
+    B = sup.XB @ parts.W[:, m:].T + parts.b
+    G = np.zeros((w + 1, w + 1))
+    h = np.zeros(w + 1)
+    rows = max(1, (1 << 20) // max(1, sup.size * w))
+    for a0 in range(0, sup.size, rows):
+        F = act(A[a0:a0 + rows, None, :] + B[None, :, :]).reshape(-1, w)
+        F = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
+        G += F.T @ F
+        h += F.T @ Y[a0:a0 + rows].reshape(-1)
+    coef = np.linalg.lstsq(G, h, rcond=None)[0]
+    return SigmaNetwork([DenseLayer(parts.W, parts.b), DenseLayer(coef[None, :-1], coef[-1:])],
+                        activation=act)

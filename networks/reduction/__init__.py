@@ -35,7 +35,8 @@ from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, r
 from networks.reduction.certificates import (Certificate, Inequality, certify, correlation_bound,
                                              correlation_width_bound)
 from networks.reduction.product import (ProductSupport, SupportMetrics, chain_table, ip_signs,
-                                        product_support, support_metrics, value_table)
+                                        product_support, staircase_table, support_metrics,
+                                        value_table)
 from networks.reduction.pipeline import (ReductionReport, reduce_network, reduce_to_circuit,
                                          support_mse)
 
@@ -50,5 +51,5 @@ __all__ = [
     "Certificate", "Inequality", "certify", "correlation_bound", "correlation_width_bound",
     "ReductionReport", "reduce_network", "reduce_to_circuit", "support_mse",
     "ProductSupport", "product_support", "SupportMetrics", "support_metrics", "value_table",
-    "chain_table", "ip_signs",
+    "chain_table", "ip_signs", "staircase_table",
 ]
