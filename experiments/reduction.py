@@ -74,11 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     a("--k", type=int, default=None, help="copies in the self-reduction; default --k-rule's k")
     a("--k-rule", choices=("bernstein", "hoeffding"), default="bernstein",
       help="bound giving the default k (for H·M_k >= 3ρ/4 w.p. >= 1/2); default bernstein")
-    a("--k-max", type=int, default=1_000_000, help="cap on the default k; default 1e6")
+    a("--k-max", type=int, default=1 << 30, help="cap on the default k; default 2^30 (shifts are "
+      "streamed: k costs seconds, not memory)")
     a("--seed", type=int, default=DEFAULTS["seed"], help="seed of code, weights, shifts; default 0")
     a("--gamma", type=float, default=DEFAULTS["gamma"],
       help="training stops once MSE <= 1/4 - gamma; default 0.05")
-    a("--epochs", type=int, default=DEFAULTS["epochs"], help="epoch cap (full batch); default 3000")
+    a("--epochs", type=int, default=None,
+      help="epoch cap (full batch); default 3000 while 4^n·w <= 2^22, then scaled down as "
+           "3000·2^22/(4^n·w) with a floor of 30 (n = 10, w = 64: 187), so one run stays within "
+           "minutes; the table says when the cap stops training before the γ target")
     a("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
     a("--batch-size", type=int, default=None, help="mini-batches of pairs (default full batch)")
     a("--circuit-margin", type=float, default=None,
@@ -116,6 +120,12 @@ def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
     return mask
 
 
+def default_epochs(n: int, width: int) -> int:
+    """3000 epochs up to 2^22 (pair, neuron) terms per epoch, then proportionally fewer (>= 30)."""
+    work = 4 ** n * width
+    return DEFAULTS["epochs"] if work <= 1 << 22 else max(30, DEFAULTS["epochs"] * (1 << 22) // work)
+
+
 def train_network(instance, args, *, width: int, progress: bool):
     """Train a depth-2 network on the support in product form; returns (network, info)."""
     from networks import SigmaNetwork, get_activation
@@ -127,12 +137,13 @@ def train_network(instance, args, *, width: int, progress: bool):
     net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=args.seed)
     mask = None if args.sparse is None else sparse_mask(width, instance.m, args.sparse, args.seed)
     target = 0.25 - args.gamma
-    res = train_product(net0, instance, epochs=args.epochs, lr=args.lr, seed=args.seed,
+    epochs = args.epochs if args.epochs is not None else default_epochs(instance.n, width)
+    res = train_product(net0, instance, epochs=epochs, lr=args.lr, seed=args.seed,
                         batch_size=args.batch_size, patience=None, target_loss=target, mask=mask,
                         progress=progress, desc=f"train {train_act} w={width}")
     h = res.history
     info = {"trained_activation": train_act, "epochs_run": int(h["epochs"]),
-            "epoch_cap": args.epochs, "stopped": h["reason"], "target_mse": target,
+            "epoch_cap": epochs, "stopped": h["reason"], "target_mse": target,
             "reached_target": bool(h["reached_target"]), "train_seconds": h["seconds"],
             "train_mse": float(h["final_loss"]), "sparse_reads": args.sparse,
             "batch_size": args.batch_size}

@@ -367,3 +367,16 @@ def test_train_product_minibatch_and_mask(inst3):
     assert res.history["epochs"] == 30 and res.history["reached_target"] is False
     with pytest.raises(Exception, match="mask"):
         train_product(net, inst3, epochs=1, mask=mask[:, :3])
+
+
+def test_shift_sequence_streams_across_blocks():
+    from networks.reduction.fwht import BLOCK, ShiftSequence
+
+    seq = ShiftSequence(2, seed=5, length=BLOCK + 300)
+    rows = seq.rows(0, BLOCK + 300)
+    assert rows.shape == (BLOCK + 300, 2) and rows.min() >= 0 and rows.max() < 4
+    assert np.array_equal(seq.rows(BLOCK - 7, BLOCK + 9), rows[BLOCK - 7:BLOCK + 9])
+    for k in (BLOCK + 300, 10, BLOCK + 1, BLOCK):                  # out of order: cache reset
+        ref = np.bincount(rows[:k, 0] * 4 + rows[:k, 1], minlength=16)
+        assert np.array_equal(seq.histogram(k), ref)
+    assert np.array_equal(random_shifts(2, 50, seed=5), rows[:50])

@@ -20,10 +20,72 @@ import numpy as np
 from circuits.analysis import walsh_hadamard_
 from circuits.utils.errors import DimensionError
 
-__all__ = ["ShiftConvolution", "LeastK", "least_working_k", "DIRECT_BUDGET"]
+__all__ = ["ShiftConvolution", "ShiftSequence", "LeastK", "least_working_k", "DIRECT_BUDGET"]
 
 #: Work (k · 4^n pair updates) allowed for the exact direct prefix scan before FWHT bisection.
 DIRECT_BUDGET = 1 << 27
+
+#: Shifts per block of a :class:`ShiftSequence` (block b is drawn from the seed (seed, b)).
+BLOCK = 1 << 20
+
+
+class ShiftSequence:
+    """A reproducible sequence of i.i.d. uniform shifts (r, s) that is never stored whole.
+
+    Block b of BLOCK rows is drawn from ``numpy.random.default_rng([seed, b])``, so any prefix,
+    and any range of rows, is regenerated on demand; the histogram of a prefix (all M_k needs,
+    THEORY §4.8) is built by streaming, extending the last one computed at or below k.  Memory is
+    one 4^n histogram plus one block, whatever k (10^9 copies cost seconds, not gigabytes).
+
+    >>> seq = ShiftSequence(2, seed=0, length=5)
+    >>> seq.rows(0, 5).shape, bool((seq.rows(1, 3) == seq.rows(0, 5)[1:3]).all())
+    ((5, 2), True)
+    """
+
+    def __init__(self, n: int, *, seed: int = 0, length: int, array=None):
+        self.n = int(n)
+        self.seed = seed
+        self.length = int(length)
+        self._array = None if array is None else np.ascontiguousarray(array, dtype=np.int64)
+        self._cache = (0, None)                    # (k, histogram of the first k shifts)
+
+    @classmethod
+    def of(cls, shifts, n: int) -> "ShiftSequence":
+        """Wrap an explicit (k, 2) array of shifts."""
+        sh = np.asarray(shifts, dtype=np.int64)
+        return cls(n, seed=None, length=sh.shape[0], array=sh)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Shifts start..stop-1 as int64 (stop - start, 2)."""
+        stop = min(int(stop), self.length)
+        if self._array is not None:
+            return self._array[start:stop]
+        out = []
+        for blk in range(start // BLOCK, (stop - 1) // BLOCK + 1 if stop > start else 0):
+            rng = np.random.default_rng([int(self.seed), blk])
+            rows = rng.integers(0, 1 << self.n, size=(BLOCK, 2), dtype=np.int64)
+            lo = max(start - blk * BLOCK, 0)
+            hi = min(stop - blk * BLOCK, BLOCK)
+            out.append(rows[lo:hi])
+        return np.concatenate(out) if out else np.zeros((0, 2), np.int64)
+
+    def histogram(self, k: int) -> np.ndarray:
+        """float64 counts P[r·2^n + s] over the first k shifts (streamed from the nearest
+        cached prefix below k)."""
+        size = 1 << (2 * self.n)
+        k0, hist = self._cache
+        if hist is None or k0 > k:
+            k0, hist = 0, np.zeros(size, dtype=np.float64)
+        else:
+            hist = hist.copy()
+        for start in range(k0, k, BLOCK):
+            sh = self.rows(start, min(k, start + BLOCK))
+            hist += np.bincount((sh[:, 0] << self.n) | sh[:, 1], minlength=size)
+        self._cache = (k, hist)
+        return hist.copy()
 
 
 class ShiftConvolution:
@@ -52,10 +114,14 @@ class ShiftConvolution:
     def table(self, shifts) -> np.ndarray:
         """H ⊙ M_k as float64 (2^n, 2^n) for the shift rows (r, s) (k = len(shifts))."""
         sh = np.asarray(shifts, dtype=np.int64)
-        k = sh.shape[0]
         size = 1 << self.n
         P = np.bincount((sh[:, 0] << self.n) | sh[:, 1], minlength=size * size).astype(np.float64)
-        walsh_hadamard_(P)                          # exact: integer counts <= k
+        return self.table_of_histogram(P, sh.shape[0])
+
+    def table_of_histogram(self, P: np.ndarray, k: int) -> np.ndarray:
+        """H ⊙ M_k from the histogram P of the k shifts (P is overwritten)."""
+        size = 1 << self.n
+        walsh_hadamard_(P)                          # exact: integer counts <= k < 2^53
         P *= self._hat
         walsh_hadamard_(P)
         P *= 1.0 / (k * float(size * size))
@@ -100,11 +166,11 @@ def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET, conv=None,
     from networks.reduction.selfreduce import twisted_sums
 
     V = np.asarray(V, dtype=np.float64)
-    sh = np.asarray(shifts, dtype=np.int64)
     n = int(V.shape[0]).bit_length() - 1
-    k_all = sh.shape[0]
+    seq = shifts if isinstance(shifts, ShiftSequence) else ShiftSequence.of(shifts, n)
+    k_all = len(seq)
     k_direct = int(min(k_all, max(1, direct_budget >> (2 * n))))
-    _, prefix = twisted_sums(V, sh[:k_direct], client=client, executor=executor,
+    _, prefix = twisted_sums(V, seq.rows(0, k_direct), client=client, executor=executor,
                              progress=progress)
     pos = np.flatnonzero(prefix > 0)
     if pos.size:
@@ -116,7 +182,7 @@ def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET, conv=None,
     evaluated = []
 
     def margin(k):
-        value = conv.min_margin(sh[:k])
+        value = float(conv.table_of_histogram(seq.histogram(k), k).min())
         evaluated.append((k, value))
         return value
 

@@ -25,7 +25,7 @@ from circuits.hypercube import as_matrix
 from circuits.utils.rng import as_rng
 from networks.reduction._common import frozen
 from networks.reduction.concentration import bernstein_k, hoeffding_k
-from networks.reduction.fwht import LeastK, ShiftConvolution, least_working_k
+from networks.reduction.fwht import LeastK, ShiftConvolution, ShiftSequence, least_working_k
 from networks.reduction.product import ip_signs
 
 __all__ = ["SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "twist_sign",
@@ -80,7 +80,11 @@ def _check_V(V) -> tuple[np.ndarray, int]:
 
 
 def random_shifts(n: int, k: int, *, seed=0) -> np.ndarray:
-    """k i.i.d. uniform shifts (r, s) in F_2^n x F_2^n as int64 (k, 2)."""
+    """k i.i.d. uniform shifts (r, s) in F_2^n x F_2^n as int64 (k, 2): the first k rows of
+    :class:`networks.reduction.fwht.ShiftSequence` for an integer seed (so every prefix used by
+    :func:`self_reduce` is the same sequence), else drawn from the Generator."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return ShiftSequence(n, seed=int(seed), length=int(k)).rows(0, int(k))
     rng = as_rng(seed)
     return rng.integers(0, 1 << n, size=(int(k), 2), dtype=np.int64)
 
@@ -162,8 +166,11 @@ def exact_shift_average(V) -> np.ndarray:
     return ip_signs(n) * G / shifts.shape[0]
 
 
-#: Largest shift sequence drawn for the least-k search by default (16 MiB of shifts).
-SEARCH_MAX = 1 << 20
+#: Longest prefix examined by the least-k search by default (streamed, never stored).
+SEARCH_MAX = 1 << 30
+
+#: M_k keeps its explicit shift list only up to this k (beyond, regenerate from the sequence).
+KEEP_SHIFTS = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,8 +181,8 @@ class SelfReduction:
     ----------
     n, k : int
         k = the number of copies used (``k_rule`` says how it was chosen).
-    shifts : int64 (k, 2)
-        The shift sequence (r_j, s_j) of M_k (a prefix of the least-k search's sequence).
+    sequence : ShiftSequence
+        The shift sequence; M_k uses its first k rows (``shifts`` lists them for k <= 2^16).
     M : float64 (2^n, 2^n)
         M_k[a, b] (rows = Alice).
     rho, M_emp, variance : float
@@ -192,7 +199,7 @@ class SelfReduction:
     k: int
     k_rule: str
     delta: float
-    shifts: np.ndarray = field(repr=False)
+    sequence: ShiftSequence = field(repr=False)
     M: np.ndarray = field(repr=False)
     rho: float
     M_emp: float
@@ -208,6 +215,14 @@ class SelfReduction:
     bernstein_k_positive: "int | None"
     seconds: float
     steps: tuple = ()
+
+    @property
+    def shifts(self) -> np.ndarray:
+        """The k shifts (r_j, s_j) of M_k as int64 (k, 2) (regenerated; k <= KEEP_SHIFTS)."""
+        if self.k > KEEP_SHIFTS:
+            raise ReductionError(f"k = {self.k} shifts are not listed (> {KEEP_SHIFTS}); use "
+                                 f".sequence.rows(start, stop) for a range")
+        return self.sequence.rows(0, self.k)
 
     @property
     def margins(self) -> np.ndarray:
@@ -329,23 +344,27 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     bounds = _copy_bounds(rho, M_emp, variance, n, delta)
     t0 = time.perf_counter()
     if shifts is not None:
-        seq = _check_shifts(shifts, n)
-        k, rule = _choose_k(seq.shape[0] if k is None else k, k_rule, bounds, rho, k_max)
-        if k > seq.shape[0]:
-            raise ReductionError(f"k = {k} exceeds the {seq.shape[0]} shifts given")
+        arr = _check_shifts(shifts, n)
+        k, rule = _choose_k(arr.shape[0] if k is None else k, k_rule, bounds, rho, k_max)
+        if k > arr.shape[0]:
+            raise ReductionError(f"k = {k} exceeds the {arr.shape[0]} shifts given")
+        seq = ShiftSequence.of(arr, n)
     else:
         k, rule = _choose_k(k, k_rule, bounds, rho, k_max)
         cap = search_max if search_max is not None else min(
             SEARCH_MAX, max(k, 4 * (bounds[3] or 0), 256))
-        seq = random_shifts(n, max(k, int(cap)), seed=seed)
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            seq = ShiftSequence.of(random_shifts(n, max(k, int(cap)), seed=seed), n)
+        else:
+            seq = ShiftSequence(n, seed=int(seed), length=max(k, int(cap)))
     conv = ShiftConvolution(U)
     least = least_working_k(V, seq, conv=conv, client=client, executor=executor,
                             progress=progress)
-    margins = conv.table(seq[:k])
+    margins = conv.table_of_histogram(seq.histogram(k), k)
     seconds = time.perf_counter() - t0
     idx = int(np.argmin(margins))
     red = SelfReduction(
-        n=n, k=k, k_rule=rule, delta=float(delta), shifts=frozen(seq[:k], np.int64),
+        n=n, k=k, k_rule=rule, delta=float(delta), sequence=seq,
         M=frozen(H * margins, np.float64), rho=rho, M_emp=M_emp, variance=variance,
         margin_before=float(U.min()), min_margin=float(margins.flat[idx]),
         n_sign_errors=int((margins <= 0).sum()), worst_pair=divmod(idx, 1 << n), least=least,
