@@ -287,6 +287,23 @@ def _choose_k(k, k_rule, bounds, rho, k_max):
     return int(k), "given"
 
 
+def _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n):
+    """The shift sequence (explicit or streamed from ``seed``), the k used and its rule."""
+    if shifts is not None:
+        arr = _check_shifts(shifts, n)
+        k, rule = _choose_k(arr.shape[0] if k is None else k, k_rule, bounds, rho, k_max)
+        if k > arr.shape[0]:
+            raise ReductionError(f"k = {k} exceeds the {arr.shape[0]} shifts given")
+        return ShiftSequence.of(arr, n), k, rule
+    k, rule = _choose_k(k, k_rule, bounds, rho, k_max)
+    cap = search_max if search_max is not None else min(
+        SEARCH_MAX, max(k, 4 * (bounds[3] or 0), 256))
+    length = max(k, int(cap))
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        return ShiftSequence.of(random_shifts(n, length, seed=seed), n), k, rule
+    return ShiftSequence(n, seed=int(seed), length=length), k, rule
+
+
 def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float = 0.5,
                 k_rule: str = "bernstein", k_max: "int | None" = None,
                 search_max: "int | None" = None, client=None, executor=None,
@@ -343,20 +360,7 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     variance = max(float(np.mean(U * U)) - rho * rho, 0.0)
     bounds = _copy_bounds(rho, M_emp, variance, n, delta)
     t0 = time.perf_counter()
-    if shifts is not None:
-        arr = _check_shifts(shifts, n)
-        k, rule = _choose_k(arr.shape[0] if k is None else k, k_rule, bounds, rho, k_max)
-        if k > arr.shape[0]:
-            raise ReductionError(f"k = {k} exceeds the {arr.shape[0]} shifts given")
-        seq = ShiftSequence.of(arr, n)
-    else:
-        k, rule = _choose_k(k, k_rule, bounds, rho, k_max)
-        cap = search_max if search_max is not None else min(
-            SEARCH_MAX, max(k, 4 * (bounds[3] or 0), 256))
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            seq = ShiftSequence.of(random_shifts(n, max(k, int(cap)), seed=seed), n)
-        else:
-            seq = ShiftSequence(n, seed=int(seed), length=max(k, int(cap)))
+    seq, k, rule = _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n)
     conv = ShiftConvolution(U)
     least = least_working_k(V, seq, conv=conv, client=client, executor=executor,
                             progress=progress)
