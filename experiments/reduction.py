@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     a("--circuit-margin", type=float, default=None,
       help="staircase error γ' of the threshold circuit (default ρ_q/4)")
     a("--no-circuit", action="store_true", help="skip the integer threshold circuit")
+    a("--max-gates", type=int, default=400_000,
+      help="largest integer circuit; a larger default margin is raised to fit (said in the "
+           "output); default 400000")
     a("--ball-points", type=int, default=10_000,
       help="random unit-ball points for the staircase check; default 10000")
     a("--out", default="results/reduction", help="output directory; default results/reduction")
@@ -230,7 +233,8 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     try:
         report = reduce_network(net, instance, k=args.k, seed=args.seed, k_rule=args.k_rule,
                                 k_max=args.k_max, circuit=not args.no_circuit,
-                                circuit_margin=args.circuit_margin, progress=progress)
+                                circuit_margin=args.circuit_margin,
+                                circuit_max_gates=args.max_gates, progress=progress)
     except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)
         return _error_record(record, str(exc), out)
     timings["reduction"] = time.perf_counter() - t0
@@ -317,6 +321,8 @@ def print_report(rec: dict) -> None:
     print(_training_line(rec))
     if "conversion" in rec["training"]:
         print(f"  {rec['training']['conversion']}")
+    if report.circuit is not None and "margin raised" in report.circuit.steps[1]:
+        print(report.circuit.steps[1])
     rows = [("1 staircase gates (real weights)", st["n_gates"], "error bound / measured",
              f"{st['error_bound']:.3g} / {max(st['max_error_support'], st['max_error_ball']):.3g}"),
             ("2 quantisation grid η", f"{report.quantised.eta:.3g}", "K measured / bound",

@@ -380,3 +380,17 @@ def test_shift_sequence_streams_across_blocks():
         ref = np.bincount(rows[:k, 0] * 4 + rows[:k, 1], minlength=16)
         assert np.array_equal(seq.histogram(k), ref)
     assert np.array_equal(random_shifts(2, 50, seed=5), rows[:50])
+
+
+def test_circuit_margin_fitted_to_max_gates(inst3):
+    from networks.reduction import threshold_circuit
+    from networks.reduction.circuit import gate_estimate
+
+    qn = quantise(_net(inst3.dim, 4, "relu", seed=2), inst3, rho=0.5)
+    est = gate_estimate(qn, 0.01)
+    assert est > 2000
+    with pytest.raises(ReductionError, match="max_gates"):
+        threshold_circuit(qn, margin=0.01, max_gates=2000)
+    cr = threshold_circuit(qn, margin=0.01, max_gates=2000, fit_max_gates=True)
+    assert cr.size <= 2000 and cr.margin > 0.01 and "margin raised" in cr.steps[1]
+    assert cr.max_stair_error <= cr.stair_bound and cr.n_disagree_real == 0

@@ -28,7 +28,8 @@ from networks.reduction.product import chain_table, product_support
 from networks.reduction.quantisation import QuantisedNetwork
 from networks.reduction.stair import FLOAT_SLACK, _steps_per_neuron, build_chain
 
-__all__ = ["CircuitReduction", "threshold_circuit", "circuit_table", "circuit_bits"]
+__all__ = ["CircuitReduction", "threshold_circuit", "circuit_table", "circuit_bits",
+           "gate_estimate"]
 
 #: Gate-input operations (points x gates x inputs) spent on the generic cross-check by default.
 CHECK_BUDGET = 1 << 27
@@ -218,19 +219,40 @@ def _generic_check(circuit, sup, bits_table, *, sample: int, seed: int = 0) -> i
 
 
 # ------------------------------------------------------------------ construction
-def _lattice_gates(qn: QuantisedNetwork, margin: float, allocation: str, max_gates: int):
-    """Staircase every neuron on its lattice; gates grouped in chains (neuron, direction)."""
+def _lattice_steps(qn: QuantisedNetwork, margin: float, allocation: str):
+    """(steps per neuron, lo, hi, spread): exact pre-activation range over the circuit's whole
+    input cube {0,1}^{2m}, s = 2<q, c> - sum q in [-sum|q|, sum|q|] (<= the ball range)."""
     parts = qn.network
-    unit = qn.unit
-    # exact pre-activation range over the circuit's whole input cube {0,1}^{2m}:
-    # s = 2<q, c> - sum q ranges over [-sum|q|, sum|q|]  (<= the unit-ball range b ± ||w̃||)
-    spread = unit * np.abs(qn.q).sum(axis=1).astype(np.float64)
+    spread = qn.unit * np.abs(qn.q).sum(axis=1).astype(np.float64)
     lo, hi = parts.b - spread, parts.b + spread
     qparts = Depth2Parts(W=frozen(qn.eta * qn.q.astype(np.float64), np.float64), b=parts.b,
                          u=parts.u, u0=parts.u0, activation=parts.activation)
     m_steps, _, _ = _steps_per_neuron(qparts, lo, hi, margin=margin, delta=None,
                                       allocation=allocation, range_mode="ball")
-    est = int(m_steps.sum())         # lattice steps are never finer than requested: an upper bound
+    return m_steps, lo, hi, spread
+
+
+def gate_estimate(qn: QuantisedNetwork, margin: float, allocation: str = "optimal") -> int:
+    """Upper bound on the staircase gates of :func:`threshold_circuit` at this margin (lattice
+    steps are never finer than requested)."""
+    return int(_lattice_steps(qn, margin, allocation)[0].sum())
+
+
+def _fit_margin(qn, margin, allocation, max_gates):
+    """Raise the margin until the gate estimate fits max_gates (gates scale about as 1/margin)."""
+    est = gate_estimate(qn, margin, allocation)
+    while est > max_gates:
+        margin *= 1.1 * est / max_gates
+        est = gate_estimate(qn, margin, allocation)
+    return margin
+
+
+def _lattice_gates(qn: QuantisedNetwork, margin: float, allocation: str, max_gates: int):
+    """Staircase every neuron on its lattice; gates grouped in chains (neuron, direction)."""
+    parts = qn.network
+    unit = qn.unit
+    m_steps, lo, hi, spread = _lattice_steps(qn, margin, allocation)
+    est = int(m_steps.sum())
     if est > max_gates:
         raise ReductionError(f"the circuit would have about {est} gates > max_gates = {max_gates};"
                              f" increase margin (now {margin:.4g}) or max_gates")
@@ -308,7 +330,8 @@ def _real_table(qn: QuantisedNetwork, gates: dict) -> np.ndarray:
 
 def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = None,
                       allocation: str = "optimal", top_error: float = 1e-6,
-                      max_gates: int = 2_000_000, check_sample: "int | None" = None,
+                      max_gates: int = 2_000_000, fit_max_gates: bool = False,
+                      check_sample: "int | None" = None,
                       progress: bool = False) -> CircuitReduction:
     """Staircase the quantised network on its lattice and build the integer ThresholdCircuit.
 
@@ -323,6 +346,9 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
         The integer top gate agrees with [N_C >= 1/2] wherever |N_C - 1/2| > top_error.
     max_gates : int
         Refuse larger circuits (raise the margin instead).
+    fit_max_gates : bool
+        Instead of refusing, raise the margin until the circuit has at most ``max_gates`` gates
+        (said in ``steps``; above ρ_q/4 the guarantee ρ_C >= ρ_q/2 > 0 no longer holds).
     check_sample : int, optional
         Support points re-evaluated gate by gate by the generic circuit kernel (all of them if
         4^n is smaller); default: as many as CHECK_BUDGET gate-input operations allow, at least
@@ -345,6 +371,9 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     top_error = check_real(top_error, minimum=0, name="top_error")
     if allocation not in ("uniform", "optimal"):
         raise ReductionError(f"allocation must be 'uniform' or 'optimal', got {allocation!r}")
+    requested = margin
+    if fit_max_gates:
+        margin = _fit_margin(qn, margin, allocation, max_gates)
     gates = _lattice_gates(qn, margin, allocation, max_gates)
     circuit, eps, n_chains = _integer_circuit(qn, gates, top_error)
     table = _real_table(qn, gates)
@@ -356,9 +385,15 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     if check_sample is None:
         check_sample = max(64, CHECK_BUDGET // (circuit.size * circuit.n_inputs))
     n_checked = _generic_check(circuit, qn.support, bits, sample=int(check_sample))
-    return _circuit_report(qn, circuit, gates, table, bits, eps=eps, n_chains=n_chains,
-                           margin=margin, top_error=top_error, stair_bound=stair_bound,
-                           seconds=seconds, n_checked=n_checked)
+    rep = _circuit_report(qn, circuit, gates, table, bits, eps=eps, n_chains=n_chains,
+                          margin=margin, top_error=top_error, stair_bound=stair_bound,
+                          seconds=seconds, n_checked=n_checked)
+    if margin != requested:
+        note = (f"  margin raised from γ' = {requested:.4g} to {margin:.4g} to keep the circuit at "
+                f"<= {max_gates} gates; ρ_C >= ρ_q - 2γ' is then not guaranteed positive "
+                f"(measured ρ_C = {rep.rho_c:.4g})")
+        object.__setattr__(rep, "steps", rep.steps[:1] + (note,) + rep.steps[1:])
+    return rep
 
 
 def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, top_error,

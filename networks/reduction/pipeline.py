@@ -95,7 +95,8 @@ class ReductionReport:
 
 def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=None,
                    weight_bound=None, circuit: bool = True, circuit_margin=None,
-                   top_error: float = 1e-6, delta: float = 0.5, k_rule: str = "bernstein",
+                   top_error: float = 1e-6, circuit_max_gates: "int | None" = None,
+                   delta: float = 0.5, k_rule: str = "bernstein",
                    k_max: "int | None" = None, client=None, executor=None,
                    progress: bool = False) -> ReductionReport:
     """Run steps 1–4 of THEORY §4 on a trained depth-2 network and the hard instance.
@@ -118,6 +119,9 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
         self-reduce its Boolean output.
     circuit_margin, top_error : float, optional
         Passed to :func:`threshold_circuit`.
+    circuit_max_gates : int, optional
+        If given, the circuit's margin is raised as needed to stay within this many gates
+        (``fit_max_gates``; stated in the circuit's steps) instead of refusing.
     delta : float
         Failure probability of the copy bounds.
     k_rule : {"bernstein", "hoeffding"}
@@ -138,8 +142,10 @@ def reduce_network(network, instance, *, k: "int | None" = None, seed=0, eta=Non
     circ = red_c = None
     if circuit:
         t0 = time.perf_counter()
+        fit = {} if circuit_max_gates is None else {"max_gates": int(circuit_max_gates),
+                                                    "fit_max_gates": True}
         circ = threshold_circuit(qn, margin=circuit_margin, top_error=top_error,
-                                 progress=progress)
+                                 progress=progress, **fit)
         timings["circuit"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     red = self_reduce(qn.value_matrix(), k=k, seed=seed, delta=delta, k_rule=k_rule,
