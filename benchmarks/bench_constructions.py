@@ -62,7 +62,7 @@ def bench_all_degrees(n_max: int, d: int, n_points: int, repeats: int) -> dict:
 
 
 def bench_tail(d: int, repeats: int) -> dict:
-    timings = _common.interleaved({"daniely_tail_norm": lambda: lg.daniely_tail_norm(d)},
+    timings = _common.interleaved({"daniely_tail_norm": lambda: lg.daniely_tail_norm(d, squared=True)},
                                   repeats=repeats)
     t = timings["daniely_tail_norm"]
     return {"workload": "L-tail", "d": d, "nodes": lg.daniely_tail_nodes(d), "value": t.result,

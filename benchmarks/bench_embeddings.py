@@ -39,6 +39,7 @@ sys.path.insert(0, str(HERE.parent))
 import embeddings as E  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from circuits.utils.files import write_bytes_atomic, write_json_atomic  # noqa: E402
+from circuits.utils.rng import uniform_ball  # noqa: E402
 from embeddings.code import _pack_rows  # noqa: E402
 
 
@@ -79,7 +80,7 @@ def fd_points(inst: E.HardInstance, k: int, seed: int = 0) -> np.ndarray:
     g = np.random.default_rng(seed)
     s = inst.sample(k // 2, g).points
     near = s + g.normal(scale=inst.delta_star / np.sqrt(inst.dim), size=s.shape)
-    return np.vstack([near, E.uniform_ball(k - k // 2, inst.dim, g)])
+    return np.vstack([near, uniform_ball(k - k // 2, inst.dim, seed=g)])
 
 
 def compile_seconds() -> dict:

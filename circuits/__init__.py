@@ -14,11 +14,12 @@ from circuits.hypercube import index_of, points
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
                                 Parity, ThresholdFunction, TruthTable, as_boolean_function,
-                                inner_product_mod2, majority, parity)
+                                inner_product_mod2, ip_values, majority, parity)
 from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
                                evaluate_indices, truth_table)
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
-from circuits.graph import DagCircuit, DagGate, from_networkx, to_networkx
+from circuits.graph import DagCircuit, DagGate
+from circuits.graph_view import from_networkx, to_networkx
 from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
 from circuits import analysis, utils
 
@@ -27,7 +28,8 @@ __all__ = [
     "index_of", "points",
     "ThresholdCircuit", "ThresholdLayer",
     "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or", "ThresholdFunction",
-    "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "parity", "majority",
+    "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "ip_values", "parity",
+    "majority",
     "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
     "truth_table",
     "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",

@@ -12,13 +12,14 @@ import numpy as np
 
 from circuits import _kernels
 from circuits.utils.errors import DimensionError, InvalidCircuitError
-from circuits.hypercube import check_exhaustive, check_n_bits, index_of, MAX_STREAM_BITS
+from circuits.hypercube import check_exhaustive, check_n_bits, index_of, split_index, MAX_STREAM_BITS
 from circuits.threshold import as_int64_array, INT64_MAX
 
 __all__ = [
     "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or",
     "ThresholdFunction", "TruthTable", "Constant",
-    "inner_product_mod2", "parity", "majority", "as_boolean_function", "as_truth_table",
+    "inner_product_mod2", "ip_values", "parity", "majority", "as_boolean_function",
+    "as_truth_table",
 ]
 
 _EMPTY_TABLE = np.zeros(1, dtype=np.uint8)
@@ -61,8 +62,8 @@ class InnerProductMod2(BooleanFunction):
     --------
     >>> InnerProductMod2(1).truth_table().tolist()   # k = (x0, y0) = 00, 10, 01, 11
     [0, 0, 0, 1]
-    >>> int(InnerProductMod2(3).truth_table().sum())  # 2^(n-1) (2^n - 1), OEIS A006516
-    28
+    >>> int(InnerProductMod2(3).truth_table().sum()), InnerProductMod2(3).n_ones   # OEIS A006516
+    (28, 28)
     """
 
     name = "ip"
@@ -73,6 +74,19 @@ class InnerProductMod2(BooleanFunction):
 
     def _spec(self):
         return _kernels.KIND_IP, np.array([self.n], dtype=np.int64), _EMPTY_TABLE
+
+    def __call__(self, bits) -> np.ndarray:
+        b = np.asarray(bits)
+        if b.ndim == 1:
+            b = b[None, :]
+        if b.ndim != 2 or b.shape[1] != self.n_inputs:
+            raise DimensionError(f"bits must have shape (n_points, {self.n_inputs}), got {np.shape(bits)}")
+        return ip_values(index_of(b), self.n)
+
+    @property
+    def n_ones(self) -> int:
+        """#{(x, y): IP_n(x, y) = 1} = 2^(n-1) (2^n - 1) (OEIS A006516), exact."""
+        return (1 << (self.n - 1)) * ((1 << self.n) - 1)
 
     def __repr__(self):
         return f"InnerProductMod2(n={self.n})"
@@ -259,6 +273,35 @@ def inner_product_mod2(n: int, *, allow_large: bool = False) -> np.ndarray:
     [0, 0, 0, 1]
     """
     return InnerProductMod2(n).truth_table(allow_large=allow_large)
+
+
+def ip_values(k, n: int) -> np.ndarray:
+    """IP_n at cube points ``k`` of {0,1}^{2n}: ``popcount(x & y) mod 2`` with
+    ``(x, y) = split_index(k, n)`` (x = Alice = low n bits), uint8 of the shape of ``k``.
+
+    The one place IP is computed outside the numba kernels (whose streaming twin is the
+    ``"ip"`` target of the exhaustive counters; the tests compare the two on the whole cube).
+    Bit rows go through :func:`circuits.hypercube.index_of` first; party indices ``(x, y)``
+    through :func:`circuits.hypercube.join_index`.
+
+    Examples
+    --------
+    >>> ip_values([0, 1, 2, 3], 1).tolist()            # = inner_product_mod2(1)
+    [0, 0, 0, 1]
+    >>> from circuits.hypercube import join_index
+    >>> int(ip_values(join_index(0b101, 0b111, 3), 3)[()])    # <101, 111> = 2 = 0 mod 2
+    0
+    """
+    n = check_n_bits(n, name="n", minimum=1, maximum=MAX_STREAM_BITS // 2)
+    k = np.asarray(k)
+    if k.dtype == np.bool_ or not np.issubdtype(k.dtype, np.integer):
+        raise TypeError(f"k must hold integer cube indices, got dtype {k.dtype}; use "
+                        f"circuits.index_of(bits) to turn bit rows into indices")
+    if k.size and (int(k.min()) < 0 or int(k.max()) >= 1 << (2 * n)):
+        raise DimensionError(f"cube indices must lie in [0, 4^{n}), got min {int(k.min())} "
+                             f"max {int(k.max())}")
+    x, y = split_index(k, n)
+    return (np.bitwise_count(x & y) & 1).astype(np.uint8)
 
 
 def parity(n_inputs: int, *, allow_large: bool = False) -> np.ndarray:

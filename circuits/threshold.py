@@ -11,7 +11,7 @@ counts gate layers including the output (THR o THR = depth 2); size counts hidde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
@@ -75,6 +75,28 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     return arr
 
 
+def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
+    """``max_j sum_i |w_ji| + |t_j|`` as an exact Python int; refuses a bound beyond int64.
+
+    Vectorised in uint64 when ``n_in * max|w| + max|t|`` (a Python-int upper bound on every row
+    sum) fits in int64, so no row sum can wrap; otherwise rows are summed with Python ints.
+    ``|v|`` is taken in uint64, where ``|-2^63| = 2^63`` is representable.
+    """
+    aw = np.abs(weights).view(np.uint64)
+    at = np.abs(thresholds).view(np.uint64)
+    crude = weights.shape[1] * int(aw.max()) + int(at.max())
+    if crude <= INT64_MAX:
+        bound = int((aw.sum(axis=1, dtype=np.uint64) + at).max())
+    else:
+        bound = max(sum(abs(v) for v in row) + abs(t)
+                    for row, t in zip(weights.tolist(), thresholds.tolist()))
+    if bound > INT64_MAX:
+        raise InvalidCircuitError(
+            f"pre-activation bound {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
+            f"could overflow. Scale the weights and thresholds down")
+    return bound
+
+
 @dataclass(frozen=True, eq=False)
 class ThresholdLayer:
     """One layer of threshold gates: gate j fires iff ``weights[j] . z >= thresholds[j]``.
@@ -93,6 +115,7 @@ class ThresholdLayer:
 
     weights: np.ndarray
     thresholds: np.ndarray
+    _bound: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self):
         w = as_int64_array(self.weights, name="weights", ndim=2)
@@ -106,7 +129,8 @@ class ThresholdLayer:
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "thresholds",
                            as_int64_array(t, name="thresholds", shape=(w.shape[0],)))
-        _ = self.preactivation_bound  # refuse layers that could overflow int64
+        # computed once (the layer is immutable) and refused here if it could overflow int64
+        object.__setattr__(self, "_bound", _preactivation_bound(w, self.thresholds))
 
     @property
     def n_gates(self) -> int:
@@ -125,17 +149,10 @@ class ThresholdLayer:
     def preactivation_bound(self) -> int:
         """Exact bound on every partial sum and on ``|w.z - t|``: ``max_j sum_i |w_ji| + |t_j|``.
 
-        Computed with Python ints; a layer whose bound exceeds 2^63 - 1 is refused.
+        A Python int, computed once when the layer is built (a layer whose bound exceeds
+        2^63 - 1 is refused then).
         """
-        bound = 0
-        for row, t in zip(self.weights.tolist(), self.thresholds.tolist()):
-            b = sum(abs(v) for v in row) + abs(t)
-            bound = max(bound, b)
-        if bound > INT64_MAX:
-            raise InvalidCircuitError(
-                f"pre-activation bound {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
-                f"could overflow. Scale the weights and thresholds down")
-        return bound
+        return self._bound
 
     def __call__(self, z) -> np.ndarray:
         """Apply the layer to a batch of 0/1 rows ``z`` (exact int64 arithmetic)."""
@@ -167,6 +184,7 @@ class ThresholdCircuit:
     """
 
     layers: tuple
+    _bound: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self):
         layers = tuple(self.layers)
@@ -184,6 +202,7 @@ class ThresholdCircuit:
             raise InvalidCircuitError(
                 f"the output layer must have exactly one gate, got {layers[-1].n_gates}")
         object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "_bound", max(layer.preactivation_bound for layer in layers))
 
     @classmethod
     def depth2(cls, hidden_weights, hidden_thresholds, output_weights, output_threshold):
@@ -225,8 +244,9 @@ class ThresholdCircuit:
 
     @property
     def preactivation_bound(self) -> int:
-        """Exact bound over all layers (Python int); see :attr:`ThresholdLayer.preactivation_bound`."""
-        return max(layer.preactivation_bound for layer in self.layers)
+        """Exact bound over all layers (Python int, computed once at construction); see
+        :attr:`ThresholdLayer.preactivation_bound`."""
+        return self._bound
 
     @property
     def max_abs_weight(self) -> int:

@@ -12,8 +12,8 @@ from embeddings.base import (ContractReport, Embedding, ProductEmbedding, check_
 from embeddings.affine import ScaledCube
 from embeddings.code import (MAX_CODE_BITS, CodeEmbedding, certified_min_distance,
                              random_code_distance_bound)
-from embeddings.instance import (MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary,
-                                 LipschitzReport, PairInstance, Support, uniform_ball)
+from embeddings.pair import LipschitzReport, PairInstance, Support
+from embeddings.instance import MAX_INSTANCE_BITS, MAX_TAU, HardInstance, InstanceSummary
 from embeddings.cube import CubeInstance
 
 __all__ = [
@@ -21,6 +21,6 @@ __all__ = [
     "ScaledCube",
     "CodeEmbedding", "certified_min_distance", "random_code_distance_bound", "MAX_CODE_BITS",
     "HardInstance", "PairInstance", "CubeInstance", "Support", "InstanceSummary",
-    "LipschitzReport", "uniform_ball", "MAX_TAU",
+    "LipschitzReport", "MAX_TAU",
     "MAX_INSTANCE_BITS",
 ]

@@ -15,7 +15,8 @@ import numpy as np
 from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, check_n_bits
 from embeddings.base import as_bits, as_points
-from embeddings.instance import MAX_INSTANCE_BITS, PairInstance
+from embeddings.instance import MAX_INSTANCE_BITS
+from embeddings.pair import PairInstance
 
 __all__ = ["CubeInstance", "CELL_WIDTH"]
 
@@ -137,15 +138,36 @@ class CubeInstance(PairInstance):
             return bits_of(int(r), self._n)
         return as_bits(r, self._n, name=name)[0]
 
-    def summary(self) -> dict:
+    def summary(self) -> str:
+        """The describing numbers as a printable table (``to_dict()`` gives them JSON-ready).
+
+        >>> print(CubeInstance(2).summary())       # doctest: +NORMALIZE_WHITESPACE
+        n (bits per party)      2
+        d (dimension)           4
+        delta*                  0.500000
+        Lipschitz L = 1/delta*  2.000000
+        support size 4^n        16
+        P(label = 1)            0.375000
+        best constant MSE       0.234375
+        diameter                2.000000
+        """
+        d = self.to_dict()
+        rows = [("n (bits per party)", d["n"]), ("d (dimension)", d["d"]),
+                ("delta*", f"{d['delta_star']:.6f}"),
+                ("Lipschitz L = 1/delta*", f"{d['lipschitz_constant']:.6f}"),
+                ("support size 4^n", d["support_size"]),
+                ("P(label = 1)", f"{d['label_one_fraction']:.6f}"),
+                ("best constant MSE", f"{d['best_constant_mse']:.6f}"),
+                ("diameter", f"{d['diameter']:.6f}")]
+        w = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
+
+    def to_dict(self) -> dict:
         """The describing numbers (JSON-ready dict)."""
         return {"n": self._n, "d": self.dim, "delta_star": self.delta_star,
                 "lipschitz_constant": self.lipschitz_constant, "support_size": self.support_size,
                 "label_one_fraction": self.label_one_fraction,
                 "best_constant_mse": self.best_constant_mse, "diameter": float(np.sqrt(self.dim))}
-
-    def to_dict(self) -> dict:
-        return self.summary()
 
     def __repr__(self) -> str:
         return f"CubeInstance(n={self._n})"

@@ -30,8 +30,7 @@ def main(argv=None) -> int:
             res = circuits.count_disagreements(circ, "ip")
             ones = circuits.count_ones(circ)
             dt = time.perf_counter() - t0
-            expect = (1 << (n - 1)) * ((1 << n) - 1)
-            ok &= res.count == 0 and ones == expect
+            ok &= res.count == 0 and ones == circuits.InnerProductMod2(n).n_ones
             print(f"{name:<10} {n:>3} {2 * n:>3} {circ.depth:>5} {circ.size:>6} {circ.max_abs_weight:>7} "
                   f"{res.n_points:>12} {ones:>10} {res.count:>7} {dt:>8.3f}")
     print("all circuits compute IP mod 2 on every input" if ok else "MISMATCH FOUND")

@@ -5,9 +5,10 @@
     python experiments/reduction.py --n 6 --sparse 2      # neurons read 2 + 2 coordinates
     python experiments/reduction.py --sweep               # n = 4..12: least k vs n and vs ρ
 
-Steps: build the hard instance (THEORY §2) and its product-form support once, train a depth-2
-network in product form (networks.train_product: Adam, full-batch MSE over all 4^n points) until
-MSE <= 1/4 - γ or the epoch cap, then
+Each run is :func:`networks.reduction.run.reduction_run`: build the hard instance (THEORY §2)
+and its product-form support once, train a depth-2 network in product form
+(networks.train_product: Adam, full-batch MSE over all 4^n points) until MSE <= 1/4 - γ or the
+epoch cap, then
 
 1. staircase every σ-neuron into threshold gates (§4.1), checked on all support points (product
    form) and on random points of the unit ball;
@@ -123,136 +124,30 @@ def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
     return mask
 
 
-def default_epochs(n: int, width: int) -> int:
-    """3000 epochs up to 2^22 (pair, neuron) terms per epoch, then proportionally fewer (>= 30)."""
-    work = 4 ** n * width
-    return DEFAULTS["epochs"] if work <= 1 << 22 else max(30, DEFAULTS["epochs"] * (1 << 22) // work)
-
-
-def train_network(instance, args, *, width: int, progress: bool):
-    """Train a depth-2 network on the support in product form; returns (network, info)."""
-    from networks import SigmaNetwork, get_activation
-    from networks.train_product import refit_output_layer, train_product
-
-    act = get_activation(args.activation)
-    surrogate = bool(act.jumps) and act.lipschitz(1.0) == 0.0
-    train_act = "sigmoid" if surrogate else act.name
-    net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=args.seed)
-    mask = None if args.sparse is None else sparse_mask(width, instance.m, args.sparse, args.seed)
-    target = 0.25 - args.gamma
-    epochs = args.epochs if args.epochs is not None else default_epochs(instance.n, width)
-    res = train_product(net0, instance, epochs=epochs, lr=args.lr, seed=args.seed,
-                        batch_size=args.batch_size, patience=None, target_loss=target, mask=mask,
-                        progress=progress, desc=f"train {train_act} w={width}")
-    h = res.history
-    info = {"trained_activation": train_act, "epochs_run": int(h["epochs"]),
-            "epoch_cap": epochs, "stopped": h["reason"], "target_mse": target,
-            "reached_target": bool(h["reached_target"]), "train_seconds": h["seconds"],
-            "train_mse": float(h["final_loss"]), "sparse_reads": args.sparse,
-            "batch_size": args.batch_size}
-    net = res.network
-    if surrogate:
-        net = refit_output_layer(net, instance, activation=act.name)
-        info["conversion"] = (f"sigmoid surrogate -> {act.name} neurons with the same (W, b); "
-                              f"output layer refitted by least squares on the support")
-    return net, info
-
-
-def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int):
-    """Step 1 on the original network: staircase, checked on all support points (product form)
-    and on random points of the unit ball (E11)."""
-    from embeddings.instance import uniform_ball
-    from networks.reduction import staircase, staircase_table, value_table
-
-    st = staircase(network, margin=margin, allocation="optimal", max_gates=50_000_000)
-    err_support = float(np.abs(value_table(network, instance) - staircase_table(st, instance)).max())
-    err_ball = 0.0
-    if n_ball > 0:
-        X = uniform_ball(n_ball, instance.dim, seed=seed)
-        err_ball = float(np.abs(network(X) - st.value(X)).max())
-    return st, {"n_gates": st.n_gates, "margin": margin, "error_bound": st.error_bound,
-            "max_error_support": err_support, "max_error_ball": err_ball,
-            "n_ball_points": n_ball, "holds": max(err_support, err_ball) <= st.error_bound,
-            "steps": list(st.steps)}
-
-
-def check_shift_identity(network, instance, *, seed: int, n_shifts: int = 4) -> dict:
-    """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3)."""
-    from networks.reduction import random_shifts, shifted_network, value_table
-
-    V = value_table(network, instance)
-    idx = np.arange(1 << instance.n)
-    worst = 0.0
-    shifts = random_shifts(instance.n, n_shifts, seed=seed)
-    for r, s in shifts.tolist():
-        Vs = value_table(shifted_network(network, instance, r, s), instance)
-        worst = max(worst, float(np.abs(Vs - V[np.ix_(idx ^ r, idx ^ s)]).max()))
-    return {"shifts": shifts.tolist(), "max_abs_error": worst, "holds": worst <= 1e-9}
-
-
-def _error_record(record, msg, out):
-    from circuits.utils.files import write_json_atomic
-
-    record.update(error=msg, sign_agrees_everywhere=False, chain_ok=False)
-    if out is not None:
-        write_json_atomic(out / "report.json", record)
-    return record
-
-
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
-    """Train + steps 1–4 for one (n, width); returns the report dict (written if ``out``)."""
-    from circuits.utils.errors import ReductionError
+    """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
+    returns the report dict (written, with the figure, if ``out``)."""
     from circuits.utils.files import write_json_atomic
-    from embeddings import HardInstance
-    from networks.reduction import product_support, reduce_network, support_metrics
+    from networks.reduction.run import reduction_run
 
-    t_all = time.perf_counter()
-    timings = {}
-    t0 = time.perf_counter()
-    instance = HardInstance(n, args.m, seed=args.seed)
-    product_support(instance)                          # built once, reused by every step
-    timings["instance"] = time.perf_counter() - t0
-    net, train_info = train_network(instance, args, width=width, progress=progress)
-    timings["train"] = train_info["train_seconds"]
-    met, _ = support_metrics(net, instance)
-    record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
-              "activation": net.activation.name, "seed": args.seed, "mse": met.mse,
-              "gamma": met.gamma, "rho": met.rho, "accuracy": met.accuracy,
-              "training": train_info, "instance": instance.summary().to_dict(),
-              "versions": _versions()}
-    if met.rho <= 0:
-        return _error_record(record, f"the trained network does not beat the trivial predictor "
-                                     f"(ρ = {met.rho:.4g} <= 0); train longer (--epochs) or wider "
-                                     f"(--width)", out)
-    t0 = time.perf_counter()
-    st, record["staircase"] = check_staircase(net, instance, margin=max(met.rho / 4, 1e-3),
-                                              n_ball=args.ball_points, seed=args.seed)
-    record["shift_identity"] = check_shift_identity(net, instance, seed=args.seed)
-    timings["checks"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        report = reduce_network(net, instance, k=args.k, seed=args.seed, k_rule=args.k_rule,
-                                k_max=args.k_max, circuit=not args.no_circuit,
-                                circuit_margin=args.circuit_margin,
-                                circuit_max_gates=args.max_gates, progress=progress)
-    except ReductionError as exc:          # e.g. κ = 0 for a step activation (THEORY §4.6)
-        return _error_record(record, str(exc), out)
-    timings["reduction"] = time.perf_counter() - t0
-    timings.update({f"reduction.{k}": v for k, v in report.timings.items()})
-    rd = report.to_dict()
-    rd.pop("timings", None)
-    record.update(rd)
-    timings["total"] = time.perf_counter() - t_all
-    record["timings"] = timings
+    run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
+                        epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
+                        sparse=args.sparse, k=args.k, k_rule=args.k_rule, k_max=args.k_max,
+                        circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
+                        max_gates=args.max_gates, ball_points=args.ball_points,
+                        progress=progress)
+    record = dict(run.record)
+    record["versions"] = _versions()
     if out is not None:
-        if figure:
+        if figure and run.report is not None:
             t0 = time.perf_counter()
-            plot_report(report, out / "reduction.png")
+            plot_report(run.report, out / "reduction.png")
             record["figure"] = str(out / "reduction.png")
-            timings["figure"] = time.perf_counter() - t0
+            record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
         write_json_atomic(out / "report.json", record)
-    record["_report"] = report
-    record["_staircase"] = st
+    if run.report is not None:
+        record["_report"] = run.report
+        record["_staircase"] = run.staircase
     return record
 
 

@@ -6,7 +6,7 @@ Every :class:`Activation` knows, on an interval [-R, R] (THEORY.md §3.1 table):
   (0 for step functions; their jumps are listed separately in ``jumps``);
 * ``sup_abs(R)``: sup |σ(t)| over [-R, R] (exact, not just the table's upper bound);
 * ``total_variation(R)``: the total variation of σ on [-R, R], jumps included;
-* ``jumps``: the points where σ is discontinuous; ``range``: (inf σ, sup σ) over the reals;
+* ``jumps``: the points where σ is discontinuous; ``value_range``: (inf σ, sup σ) over the reals;
 * ``derivative(t)``: σ'(t), used by training (zero almost everywhere for step functions; at a
   kink the one-sided value documented per entry is used).
 
@@ -74,7 +74,7 @@ class Activation:
         ``R -> float`` for R in (0, inf]; see the module docstring for their meaning.
     jumps : tuple of float
         Points of discontinuity (empty for continuous σ).
-    range : (float, float)
+    value_range : (float, float)
         (inf σ, sup σ) over the real line; ``-inf``/``inf`` allowed.
     monotone : bool
         True if σ is non-decreasing; interval propagation uses [σ(lo), σ(hi)] then, and
@@ -88,7 +88,7 @@ class Activation:
     >>> cube = Activation("cube", np.cbrt, lambda t: np.cbrt(t) / (3 * t),
     ...                   lipschitz_function=lambda R: math.inf,
     ...                   sup_abs_function=np.cbrt, total_variation_function=lambda R: 2 * np.cbrt(R),
-    ...                   range=(-math.inf, math.inf))
+    ...                   value_range=(-math.inf, math.inf))
     >>> cube([8.0, -27.0]).tolist()
     [2.0, -3.0]
     >>> cube.sup_abs(8.0)
@@ -102,7 +102,7 @@ class Activation:
     sup_abs_function: Callable = field(repr=False, default=None)
     total_variation_function: Callable = field(repr=False, default=None)
     jumps: tuple = ()
-    range: tuple = (-math.inf, math.inf)
+    value_range: tuple = (-math.inf, math.inf)
     monotone: bool = True
     description: str = ""
 
@@ -125,14 +125,14 @@ class Activation:
             raise InvalidNetworkError(f"Activation {self.name!r}: jumps must be finite, got {jumps}")
         object.__setattr__(self, "jumps", jumps)
         try:
-            lo, hi = (float(v) for v in self.range)
+            lo, hi = (float(v) for v in self.value_range)
         except (TypeError, ValueError):
-            raise InvalidNetworkError(f"Activation {self.name!r}: range must be a pair (lo, hi), "
-                                      f"got {self.range!r}") from None
+            raise InvalidNetworkError(f"Activation {self.name!r}: value_range must be a pair (lo, hi), "
+                                      f"got {self.value_range!r}") from None
         if not lo <= hi:
-            raise InvalidNetworkError(f"Activation {self.name!r}: range must satisfy lo <= hi, "
+            raise InvalidNetworkError(f"Activation {self.name!r}: value_range must satisfy lo <= hi, "
                                       f"got ({lo}, {hi})")
-        object.__setattr__(self, "range", (lo, hi))
+        object.__setattr__(self, "value_range", (lo, hi))
         object.__setattr__(self, "monotone", bool(self.monotone))
 
     def __call__(self, t) -> np.ndarray:
@@ -181,7 +181,7 @@ class Activation:
         return -s, s
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "jumps": list(self.jumps), "range": list(self.range),
+        return {"name": self.name, "jumps": list(self.jumps), "range": list(self.value_range),
                 "monotone": self.monotone, "description": self.description}
 
 
@@ -219,32 +219,32 @@ def _zero(t):
 _BUILTINS = (
     Activation("relu", _relu, lambda t: t > 0,
                lipschitz_function=lambda R: 1.0, sup_abs_function=lambda R: R,
-               total_variation_function=lambda R: R, range=(0.0, math.inf),
+               total_variation_function=lambda R: R, value_range=(0.0, math.inf),
                description="max(t, 0); derivative [t > 0] (0 at the kink)"),
     Activation("heaviside", _heaviside, _zero,
                lipschitz_function=lambda R: 0.0, sup_abs_function=lambda R: 1.0,
-               total_variation_function=lambda R: 1.0, jumps=(0.0,), range=(0.0, 1.0),
+               total_variation_function=lambda R: 1.0, jumps=(0.0,), value_range=(0.0, 1.0),
                description="[t >= 0] (gate convention, H(0) = 1); alias 'threshold'"),
     Activation("sign", _sign, _zero,
                lipschitz_function=lambda R: 0.0, sup_abs_function=lambda R: 1.0,
-               total_variation_function=lambda R: 2.0, jumps=(0.0,), range=(-1.0, 1.0),
+               total_variation_function=lambda R: 2.0, jumps=(0.0,), value_range=(-1.0, 1.0),
                description="+1 if t >= 0 else -1 (sign(0) = +1, gate convention)"),
     Activation("sigmoid", expit, _sigmoid_derivative,
                lipschitz_function=lambda R: 0.25, sup_abs_function=lambda R: float(expit(R)),
-               total_variation_function=lambda R: math.tanh(R / 2), range=(0.0, 1.0),
+               total_variation_function=lambda R: math.tanh(R / 2), value_range=(0.0, 1.0),
                description="1 / (1 + exp(-t))"),
     Activation("tanh", np.tanh, lambda t: 1.0 - np.tanh(t) ** 2,
                lipschitz_function=lambda R: 1.0, sup_abs_function=math.tanh,
-               total_variation_function=lambda R: 2 * math.tanh(R), range=(-1.0, 1.0),
+               total_variation_function=lambda R: 2 * math.tanh(R), value_range=(-1.0, 1.0),
                description="tanh(t)"),
     Activation("hardtanh", _hardtanh, lambda t: np.abs(t) < 1,
                lipschitz_function=lambda R: 1.0, sup_abs_function=lambda R: min(R, 1.0),
-               total_variation_function=lambda R: 2 * min(R, 1.0), range=(-1.0, 1.0),
+               total_variation_function=lambda R: 2 * min(R, 1.0), value_range=(-1.0, 1.0),
                description="clip(t, -1, 1); derivative [|t| < 1]"),
     Activation("softplus", _softplus, expit,
                lipschitz_function=lambda R: float(expit(R)),
                sup_abs_function=lambda R: float(np.logaddexp(0.0, R)),
-               total_variation_function=lambda R: R, range=(0.0, math.inf),
+               total_variation_function=lambda R: R, value_range=(0.0, math.inf),
                description="log(1 + exp(t)); softplus(R) - softplus(-R) = R"),
 )
 

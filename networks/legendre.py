@@ -255,11 +255,13 @@ def daniely_tail_nodes(d: int) -> int:
     return max(int(math.ceil(10 * d ** 2.5)), int(math.ceil(1.2 * math.pi * d ** 3)), 2 * d * d + 64)
 
 
-def daniely_tail_norm(d: int, *, squared: bool = True, n_nodes: int | None = None,
+def daniely_tail_norm(d: int, *, squared: bool = False, n_nodes: int | None = None,
                       check: bool = True) -> float:
-    """||P_{d^2} F||^2 (or the norm) for Daniely's F(x, x') = sin(pi d^3 <x, x'>) (THEORY E13).
+    """||P_{d^2} F|| (``squared=True``: ||P_{d^2} F||^2, the number THEORY E13 quotes) for
+    Daniely's F(x, x') = sin(pi d^3 <x, x'>); the flag and its default are those of
+    :func:`tail_norm`.
 
-    >>> round(daniely_tail_norm(3), 4), round(daniely_tail_norm(4), 4)
+    >>> round(daniely_tail_norm(3, squared=True), 4), round(daniely_tail_norm(4, squared=True), 4)
     (0.4953, 0.4999)
     """
     d = _check_dim(d, minimum=2)

@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from circuits.utils.errors import InvalidNetworkError
 from circuits.utils.validation import check_int, check_real
 from networks.sigma import DenseLayer, SigmaNetwork
 
-__all__ = ["TrainResult", "train", "mse", "loss_and_gradient"]
+__all__ = ["TrainOptions", "TrainResult", "train", "mse", "loss_and_gradient"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,25 +174,16 @@ def loss_and_gradient(network: SigmaNetwork, X, y):
 
 
 
-def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
-          batch_size: "int | None" = None, seed=0, weight_bound: "float | None" = None,
-          progress: bool = False, tol: float = 1e-9, patience: "int | None" = 100,
-          target_loss: "float | None" = None, betas=(0.9, 0.999), eps: float = 1e-8,
-          dtype="float64", desc: str = "train") -> TrainResult:
-    """Train ``network`` on (X, y) with Adam on the mean squared error.
+@dataclass(frozen=True)
+class TrainOptions:
+    """Settings of :func:`train`, validated once when built (frozen; JSON-ready via ``to_dict``).
 
-    Parameters
+    Attributes
     ----------
-    network : SigmaNetwork
-        Starting point (any depth, any registered activation); it is not modified.
-    X : array (N, input_dim)
-        Inputs, e.g. the support points of the hard instance.
-    y : array (N,)
-        Targets (e.g. 0/1 labels).
     epochs : int
-        Maximum number of passes over the data.
+        Maximum number of passes over the data (default 1000).
     lr : float
-        Adam step size.
+        Adam step size (default 1e-3).
     batch_size : int or None
         None = full batch (one deterministic step per epoch); otherwise mini-batches of this
         size from a fresh permutation each epoch (drawn from ``seed``).
@@ -214,6 +206,172 @@ def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
     desc : str
         Progress-bar label.
 
+    Examples
+    --------
+    >>> opts = TrainOptions(epochs=500, lr=0.01)
+    >>> opts.epochs, opts.batch_size, opts.dtype
+    (500, None, 'float64')
+    >>> TrainOptions(lr=-1)
+    Traceback (most recent call last):
+    ...
+    circuits.utils.errors.InvalidArgumentError: lr must be > 0 (the Adam step size), got -1
+    """
+
+    epochs: int = 1000
+    lr: float = 1e-3
+    batch_size: "int | None" = None
+    seed: object = 0
+    weight_bound: "float | None" = None
+    progress: bool = False
+    tol: float = 1e-9
+    patience: "int | None" = 100
+    target_loss: "float | None" = None
+    betas: tuple = (0.9, 0.999)
+    eps: float = 1e-8
+    dtype: str = "float64"
+    desc: str = "train"
+
+    def __post_init__(self):
+        put = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 - frozen dataclass
+        put("epochs", check_int(self.epochs, name="epochs", minimum=0))
+        put("lr", check_real(self.lr, name="lr", minimum=0, what="the Adam step size"))
+        if self.batch_size is not None:
+            put("batch_size", check_int(self.batch_size, name="batch_size", minimum=1))
+        put("weight_bound", check_real(self.weight_bound, name="weight_bound", minimum=0,
+                                       allow_none=True))
+        put("tol", check_real(self.tol, name="tol", minimum=0, strict=False))
+        if self.patience is not None:
+            put("patience", check_int(self.patience, name="patience", minimum=1))
+        put("target_loss", check_real(self.target_loss, name="target_loss", minimum=0,
+                                      strict=False, allow_none=True))
+        put("eps", check_real(self.eps, name="eps", minimum=0))
+        try:
+            beta1, beta2 = (float(b) for b in self.betas)
+        except (TypeError, ValueError):
+            raise TypeError(f"betas must be a pair of floats, got {self.betas!r}") from None
+        if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
+            raise InvalidNetworkError(f"betas must lie in [0, 1), got ({beta1}, {beta2})")
+        put("betas", (beta1, beta2))
+        try:
+            work = np.dtype(self.dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}") from None
+        if work not in (np.dtype(np.float64), np.dtype(np.float32)):
+            raise InvalidNetworkError(f"dtype must be 'float64' or 'float32', got {work}")
+        put("dtype", work.name)
+        if not isinstance(self.seed, np.random.Generator):
+            as_rng(self.seed)                      # refuses a seed of the wrong type, by name
+
+    def to_dict(self) -> dict:
+        """The settings as recorded in ``TrainResult.history["settings"]``."""
+        seed = self.seed
+        return {"epochs": self.epochs, "lr": self.lr, "batch_size": self.batch_size,
+                "seed": int(seed) if isinstance(seed, (int, np.integer)) else
+                (None if seed is None else "generator"),
+                "weight_bound": self.weight_bound, "tol": self.tol, "patience": self.patience,
+                "target_loss": self.target_loss, "betas": list(self.betas), "eps": self.eps,
+                "dtype": self.dtype}
+
+
+class _Adam:
+    """Adam (bias-corrected moments) over a list of parameter arrays, updated in place."""
+
+    def __init__(self, params, opts: TrainOptions):
+        self.params, self.opts, self.step = params, opts, 0
+        self.m1 = [np.zeros_like(p) for p in params]
+        self.m2 = [np.zeros_like(p) for p in params]
+        self.clip()
+
+    def clip(self):
+        B = self.opts.weight_bound
+        if B is not None:
+            for p in self.params:
+                np.clip(p, -B, B, out=p)
+
+    def __call__(self, grads):
+        (beta1, beta2), lr, eps = self.opts.betas, self.opts.lr, self.opts.eps
+        self.step += 1
+        c1 = 1.0 - beta1 ** self.step
+        c2 = 1.0 - beta2 ** self.step
+        for p, g, a, b in zip(self.params, grads, self.m1, self.m2):
+            a *= beta1
+            a += (1.0 - beta1) * g
+            b *= beta2
+            b += (1.0 - beta2) * (g * g)
+            p -= (lr / c1) * a / (np.sqrt(b / c2) + eps)
+        self.clip()
+
+
+def _finite(loss: float, epoch: int, lr: float) -> float:
+    if not math.isfinite(loss):
+        raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
+                                  f"(now {lr}) or set weight_bound")
+    return loss
+
+
+def _epoch(adam: _Adam, act, X, y, batch_size, rng, epoch: int):
+    """One epoch; returns ``(loss, stepped)``.  Full batch: the loss before the step (the step is
+    left to the caller, which first checks ``target_loss``); mini-batches: the mean batch loss."""
+    lr = adam.opts.lr
+    if batch_size is None:
+        loss, grads = _forward_backward(adam.params, act, X, y)
+        return _finite(loss, epoch, lr), grads
+    n = X.shape[0]
+    order = rng.permutation(n)
+    total = 0.0
+    for start in range(0, n, batch_size):
+        idx = order[start:start + batch_size]
+        loss_b, grads = _forward_backward(adam.params, act, X[idx], y[idx])
+        total += _finite(loss_b, epoch, lr) * idx.size
+        adam(grads)
+    return total / n, None
+
+
+def _run_epochs(adam: _Adam, act, X, y, batch_size, rng) -> "tuple[list, str]":
+    """The epoch loop with target-loss and patience stopping; returns ``(losses, reason)``."""
+    o = adam.opts
+    losses: list[float] = []
+    best, since_best = math.inf, 0
+    with np.errstate(over="ignore", invalid="ignore"), \
+            progress_bar(o.epochs, enabled=o.progress, desc=o.desc, unit="epoch") as bar:
+        for epoch in range(o.epochs):
+            loss, grads = _epoch(adam, act, X, y, batch_size, rng, epoch)
+            losses.append(loss)
+            if o.target_loss is not None and loss <= o.target_loss:
+                return losses, "target_loss"
+            if grads is not None:
+                adam(grads)
+            bar.update(1)
+            if epoch % 25 == 0:
+                bar.set_postfix(loss=f"{loss:.3g}")
+            if loss < best - o.tol:
+                best, since_best = loss, 0
+            else:
+                since_best += 1
+                if o.patience is not None and since_best >= o.patience:
+                    return losses, "patience"
+    return losses, "epochs"
+
+
+def train(network: SigmaNetwork, X, y, options: "TrainOptions | None" = None,
+          **overrides) -> TrainResult:
+    """Train ``network`` on (X, y) with Adam on the mean squared error.
+
+    Parameters
+    ----------
+    network : SigmaNetwork
+        Starting point (any depth, any registered activation); it is not modified.
+    X : array (N, input_dim)
+        Inputs, e.g. the support points of the hard instance.
+    y : array (N,)
+        Targets (e.g. 0/1 labels).
+    options : TrainOptions, optional
+        The settings (epochs, lr, batch_size, seed, weight_bound, progress, tol, patience,
+        target_loss, betas, eps, dtype, desc; see :class:`TrainOptions` for each).
+    **overrides
+        Any :class:`TrainOptions` field by name, applied on top of ``options``:
+        ``train(net, X, y, epochs=2000, lr=0.03, target_loss=0.2)``.
+
     Returns
     -------
     TrainResult
@@ -224,116 +382,39 @@ def train(network: SigmaNetwork, X, y, *, epochs: int = 1000, lr: float = 1e-3,
     InvalidNetworkError
         Shape mismatches, non-finite data, bad hyper-parameters, or a diverging run (non-finite
         loss; lower ``lr`` or set ``weight_bound``).
+    TypeError
+        An override that is not a :class:`TrainOptions` field.
     """
     X, y = _check_data(network, X, y)
-    epochs = check_int(epochs, name="epochs", minimum=0)
-    lr = check_real(lr, name="lr", minimum=0, what="the Adam step size")
-    batch_size = None if batch_size is None else check_int(batch_size, name="batch_size", minimum=1)
-    weight_bound = check_real(weight_bound, name="weight_bound", minimum=0, allow_none=True)
-    tol = check_real(tol, name="tol", minimum=0, strict=False)
-    patience = None if patience is None else check_int(patience, name="patience", minimum=1)
-    target_loss = check_real(target_loss, name="target_loss", minimum=0, strict=False, allow_none=True)
-    eps = check_real(eps, name="eps", minimum=0)
-    try:
-        beta1, beta2 = (float(b) for b in betas)
-    except (TypeError, ValueError):
-        raise TypeError(f"betas must be a pair of floats, got {betas!r}") from None
-    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
-        raise InvalidNetworkError(f"betas must lie in [0, 1), got ({beta1}, {beta2})")
-    try:
-        work = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"dtype must be 'float64' or 'float32', got {dtype!r}") from None
-    if work not in (np.dtype(np.float64), np.dtype(np.float32)):
-        raise InvalidNetworkError(f"dtype must be 'float64' or 'float32', got {work}")
-    X_full, y_full = X, y
-    X = X.astype(work, copy=False)
-    y = y.astype(work, copy=False)
+    opts = _options(options, overrides)
+    work = np.dtype(opts.dtype)
+    Xw, yw = X.astype(work, copy=False), y.astype(work, copy=False)
     n = X.shape[0]
-    if batch_size is not None and batch_size >= n:
-        batch_size = None
-    rng = as_rng(seed)
+    batch_size = None if opts.batch_size is not None and opts.batch_size >= n else opts.batch_size
     act = network.activation
-    params = [p.astype(work) for p in _params_of(network)]
-    if weight_bound is not None:
-        for p in params:
-            np.clip(p, -weight_bound, weight_bound, out=p)
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    step = 0
-    losses: list[float] = []
-    best = math.inf
-    since_best = 0
-    reason = "epochs"
     t0 = time.perf_counter()
-
-    def adam_step(grads):
-        nonlocal step
-        step += 1
-        c1 = 1.0 - beta1 ** step
-        c2 = 1.0 - beta2 ** step
-        for p, g, a, b in zip(params, grads, m1, m2):
-            a *= beta1
-            a += (1.0 - beta1) * g
-            b *= beta2
-            b += (1.0 - beta2) * (g * g)
-            p -= (lr / c1) * a / (np.sqrt(b / c2) + eps)
-            if weight_bound is not None:
-                np.clip(p, -weight_bound, weight_bound, out=p)
-
-    with np.errstate(over="ignore", invalid="ignore"), \
-            progress_bar(epochs, enabled=progress, desc=desc, unit="epoch") as bar:
-        for epoch in range(epochs):
-            if batch_size is None:
-                loss, grads = _forward_backward(params, act, X, y)
-                if not math.isfinite(loss):
-                    raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); "
-                                              f"lower lr (now {lr}) or set weight_bound")
-                losses.append(loss)
-                if target_loss is not None and loss <= target_loss:
-                    reason = "target_loss"
-                    break
-                adam_step(grads)
-            else:
-                order = rng.permutation(n)
-                total = 0.0
-                for start in range(0, n, batch_size):
-                    idx = order[start:start + batch_size]
-                    loss_b, grads = _forward_backward(params, act, X[idx], y[idx])
-                    if not math.isfinite(loss_b):
-                        raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss "
-                                                  f"{loss_b}); lower lr (now {lr}) or set "
-                                                  f"weight_bound")
-                    total += loss_b * idx.size
-                    adam_step(grads)
-                loss = total / n
-                losses.append(loss)
-                if target_loss is not None and loss <= target_loss:
-                    reason = "target_loss"
-                    break
-            bar.update(1)
-            if epoch % 25 == 0:
-                bar.set_postfix(loss=f"{loss:.3g}")
-            if loss < best - tol:
-                best = loss
-                since_best = 0
-            else:
-                since_best += 1
-                if patience is not None and since_best >= patience:
-                    reason = "patience"
-                    break
-    params = [p.astype(np.float64) for p in params]
-    final_net = _network_of(params, act)
-    final_loss, _ = _forward_backward(params, act, X_full, y_full, want_grad=False)
+    adam = _Adam([p.astype(work) for p in _params_of(network)], opts)
+    losses, reason = _run_epochs(adam, act, Xw, yw, batch_size, as_rng(opts.seed))
+    params = [p.astype(np.float64) for p in adam.params]
+    final_loss, _ = _forward_backward(params, act, X, y, want_grad=False)
+    settings = opts.to_dict() | {"batch_size": batch_size, "n_points": n,
+                                 "dims": list(network.dims), "activation": act.name}
     history = {
         "loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
         "reason": reason, "final_loss": final_loss,
         "best_loss": min(losses + [final_loss]), "seconds": time.perf_counter() - t0,
-        "settings": {"epochs": epochs, "lr": lr, "batch_size": batch_size,
-                     "seed": int(seed) if isinstance(seed, (int, np.integer)) else (None if seed is None else "generator"),
-                     "weight_bound": weight_bound, "tol": tol, "patience": patience,
-                     "target_loss": target_loss, "betas": [beta1, beta2], "eps": eps,
-                     "dtype": work.name,
-                     "n_points": n, "dims": list(network.dims), "activation": act.name},
+        "settings": settings,
     }
-    return TrainResult(final_net, history)
+    return TrainResult(_network_of(params, act), history)
+
+
+def _options(options, overrides: dict) -> TrainOptions:
+    if options is not None and not isinstance(options, TrainOptions):
+        raise TypeError(f"options must be a TrainOptions, got {type(options).__name__}; pass "
+                        f"settings as keywords, e.g. train(net, X, y, epochs=500, lr=0.01)")
+    unknown = sorted(set(overrides) - set(TrainOptions.__dataclass_fields__))
+    if unknown:
+        raise TypeError(f"train() got unknown option(s) {unknown}; the options are "
+                        f"{list(TrainOptions.__dataclass_fields__)}")
+    base = options if options is not None else TrainOptions()
+    return dataclasses.replace(base, **overrides) if overrides else base

@@ -149,3 +149,25 @@ def test_communication_errors():
         max_discrepancy_search(np.full((4, 4), 1 << 60, dtype=np.int64))
     with pytest.raises(TypeError, match="integer matrix"):
         discrepancy(np.ones((2, 2)), [0], [0], exact=True)
+
+
+# ----------------------------------------------------------------------------- negative controls
+@pytest.mark.parametrize("n", [4, 6])
+def test_negative_control_lindsey_fails_for_a_non_hadamard_matrix(n, rng):
+    """Lindsey's check (used above on H) must reject a +-1 matrix that is not Hadamard."""
+    size = 1 << n
+    u, v = rng.choice([-1, 1], size), rng.choice([-1, 1], size)
+    M = np.outer(u, v)                                       # rank one: huge rectangles exist
+    X, Y = np.flatnonzero(u > 0), np.flatnonzero(v > 0)
+    s = rectangle_sum(M, X, Y)
+    assert s == X.size * Y.size
+    assert not lindsey_bound(n, X.size, Y.size).satisfied_by(s)
+    r = max_discrepancy_search(M, n_starts=4, seed=0)
+    # the Hadamard-specific check of test_lindsey_on_searched_rectangles fails; (r.ratio uses
+    # sqrt(|X||Y|) ||M||_2, which bounds every matrix by Cauchy-Schwarz, so it cannot fail)
+    assert r.rect_sum ** 2 > r.rows.size * r.cols.size * size
+    assert r.discrepancy > 2.0 ** (-n / 2)
+    # and one flipped entry of H already breaks the exact equality of the spectral norm
+    H = sign_matrix("ip", n).astype(np.float64)
+    H[0, 0] = -H[0, 0]
+    assert matrix_spectral_norm(H) > 2 ** (n / 2) * (1 + 1e-9)

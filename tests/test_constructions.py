@@ -1,5 +1,6 @@
 """The papers' constructions (THEORY §3.2-3.6, E6, E14-E17): widths, weights and errors asserted."""
 
+import dataclasses
 import json
 import math
 
@@ -11,8 +12,9 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from circuits.utils.errors import DimensionError
+from circuits.utils.rng import uniform_ball, uniform_sphere
 from embeddings import HardInstance
-from networks import SigmaNetwork
+from networks import DenseLayer, SigmaNetwork
 from networks import constructions as cs
 from circuits.utils.errors import InvalidNetworkError
 from tests import naive_constructions as naive
@@ -196,8 +198,8 @@ def test_ip_depth3_rcube(n, rng):
 
 # ============================================================================ §3.4 Daniely (E14)
 def _pairs(n_pairs, d, seed):
-    X = cs.random_sphere(n_pairs, d, seed=seed)
-    Y = cs.random_sphere(n_pairs, d, seed=seed + 1)
+    X = uniform_sphere(n_pairs, d, seed=seed)
+    Y = uniform_sphere(n_pairs, d, seed=seed + 1)
     # extremes: x' = x (t = 1) and x' = -x (t = -1)
     k = max(1, n_pairs // 20)
     Y[:k] = X[:k]
@@ -249,8 +251,8 @@ def _check_squared_norm(d, K, n_points):
     c = cs.squared_norm_depth2(d, K)
     assert c.widths == c.width_formula == (d * K,)
     assert c.error_bound == pytest.approx(d / K ** 2, rel=1e-12)
-    X = np.vstack([cs.random_ball(n_points, d, seed=d + K),
-                   cs.random_sphere(n_points // 3, d, seed=K)])
+    X = np.vstack([uniform_ball(n_points, d, seed=d + K),
+                   uniform_sphere(n_points // 3, d, seed=K)])
     err = c.errors(X)
     assert err.max() <= d / K ** 2 + 1e-12
     assert np.all(c.network(X) >= c.target(X) - 1e-12)       # q_K >= t^2
@@ -281,14 +283,14 @@ def test_squared_norm_bound_attained_on_grid_midpoints_d2():
 def test_squared_norm_theory_values():
     # THEORY: 0.075 <= 0.098 (d = 100, K = 32), 0.0093 <= 0.0098 (d = 10, K = 32) on random points
     c = cs.squared_norm_depth2(100, 32)
-    assert c.measured_error(cs.random_ball(2000, 100, seed=1)) <= 0.0977
+    assert c.measured_error(uniform_ball(2000, 100, seed=1)) <= 0.0977
     c = cs.squared_norm_depth2(10, 32)
-    assert c.measured_error(cs.random_ball(5000, 10, seed=1)) <= 0.0098
+    assert c.measured_error(uniform_ball(5000, 10, seed=1)) <= 0.0098
 
 
 def test_squared_norm_matches_naive(rng):
     c = cs.squared_norm_depth2(3, 5)
-    X = cs.random_ball(100, 3, seed=4)
+    X = uniform_ball(100, 3, seed=4)
     ref = np.array([naive.squared_norm_eval(x, 5) for x in X])
     assert np.max(np.abs(c.network(X) - ref)) < 1e-12
 
@@ -299,7 +301,7 @@ def test_sphere_moments_theory_and_monte_carlo(rng):
     for (d, k), ref in {(5, 1): 0.12800, (5, 2): 0.03511, (8, 3): 0.00410}.items():
         assert sphere_marginal_moment(d, k) * 0.64 ** k == pytest.approx(ref, abs=6e-6)
         x = rng.standard_normal(d); x *= 0.8 / np.linalg.norm(x)
-        W = cs.random_sphere(400_000, d, seed=rng)
+        W = uniform_sphere(400_000, d, seed=rng)
         v = (W @ x) ** (2 * k)
         assert abs(v.mean() - ref) <= 4 * v.std() / math.sqrt(v.size) + 1e-5
 
@@ -311,7 +313,7 @@ def test_norm_power(d, k, eps):
     assert c.widths == c.width_formula
     assert c.params["cubature_defect"] < 1e-9
     assert abs(c.params["sum_lambda"] - 1) < 1e-9           # averages of c_{d,k} ||x||^{2k}
-    X = np.vstack([cs.random_ball(2000, d, seed=1), cs.random_sphere(500, d, seed=2)])
+    X = np.vstack([uniform_ball(2000, d, seed=1), uniform_sphere(500, d, seed=2)])
     assert c.measured_error(X) <= c.error_bound <= eps
     assert c.max_weight <= c.weight_formula * (1 + 1e-12)
 
@@ -351,7 +353,7 @@ def _quadrature_error(N, X):
 
 
 def test_ridge_quadrature_rate_e16():
-    X = cs.random_ball(400, 3, seed=5)
+    X = uniform_ball(400, 3, seed=5)
     Ns = [100, 400, 1600, 6400]
     errs = [_quadrature_error(N, X) for N in Ns]
     # O(N^{-1/2}) or better: err * sqrt(N) never grows beyond the first value (with slack)
@@ -363,7 +365,7 @@ def test_ridge_quadrature_rate_e16():
 def _check_ridge(N, eps, n_points):
     c = cs.radial_ridge_depth2(_phi, _dphi, 15.0, N, eps)
     assert c.widths == c.width_formula
-    X = np.vstack([cs.random_ball(n_points, 3, seed=6), cs.random_sphere(n_points // 3, 3, seed=7)])
+    X = np.vstack([uniform_ball(n_points, 3, seed=6), uniform_sphere(n_points // 3, 3, seed=7)])
     quad = _quadrature_error(N, X)
     err = c.measured_error(X)
     # profile error (certified) + quadrature error of the Fibonacci average (measured with exact g)
@@ -389,14 +391,14 @@ def test_ridge_network_e16_large():
 def test_theorem4_lipschitz_is_two(d):
     assert abs(cs.ses_theorem4_lipschitz(d) - 2.0) < 1e-6       # pitfall 4: not 1
     assert cs.ses_theorem4_lipschitz(d, radius=0.5) <= 1.0 + 1e-12
-    X = cs.random_ball(20_000, d, seed=d)
+    X = uniform_ball(20_000, d, seed=d)
     grads = np.linalg.norm(cs.ses_theorem4_gradient(X), axis=1)
     assert grads.max() <= 2.0 + 1e-12
 
 
 @pytest.mark.parametrize("d", [2, 3])
 def test_theorem4_gradient_finite_differences(d, rng):
-    X = cs.random_ball(20, d, seed=3) * 0.9
+    X = uniform_ball(20, d, seed=3) * 0.9
     G = cs.ses_theorem4_gradient(X)
     h = 1e-7
     for i in range(d):
@@ -408,7 +410,7 @@ def test_theorem4_gradient_finite_differences(d, rng):
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_theorem4_target_from_daniely(d):
     # THEORY §3.6: on the sphere f((x + x')/2) = (-1)^{d^3} sin(pi d^3 <x, x'>) / (2 pi d^3)
-    X, Y = cs.random_sphere(500, d, seed=1), cs.random_sphere(500, d, seed=2)
+    X, Y = uniform_sphere(500, d, seed=1), uniform_sphere(500, d, seed=2)
     t = np.einsum("ij,ij->i", X, Y)
     w = math.pi * d ** 3
     lhs = cs.ses_theorem4_target((X + Y) / 2)
@@ -419,7 +421,7 @@ def test_theorem4_target_from_daniely(d):
 def test_theorem4_depth3(d, eps):
     c = cs.ses_theorem4_depth3(d, eps)
     assert c.widths == c.width_formula and c.depth == 3
-    X = np.vstack([cs.random_ball(3000, d, seed=1), cs.random_sphere(500, d, seed=2)])
+    X = np.vstack([uniform_ball(3000, d, seed=1), uniform_sphere(500, d, seed=2)])
     assert c.measured_error(X) <= c.error_bound <= eps
     assert c.max_weight <= c.weight_formula
 
@@ -427,7 +429,7 @@ def test_theorem4_depth3(d, eps):
 # ============================================================================ result object
 def test_construction_report_and_json(tmp_path):
     c = cs.squared_norm_depth2(3, 4)
-    X = cs.random_ball(50, 3, seed=1)
+    X = uniform_ball(50, 3, seed=1)
     r = c.report(X)
     assert r["widths"] == [12] and r["measured_error"] <= r["error_bound"]
     text = c.summary(X)
@@ -478,3 +480,61 @@ def test_bad_input():
         c.measured_error(np.zeros((5, 3)), np.zeros(4))
     with pytest.raises(DimensionError, match=r"shape \(n_points, 2\)"):
         cs.ses_theorem4_target(np.zeros((3, 3)), 2)
+
+
+# ============================================================================ negative controls
+# Every "measured error <= certified bound" / "exact on the support" claim above has a twin here:
+# the same check, on the same points, must FAIL for the construction with one unit removed.
+
+def _without_strongest_output_unit(c):
+    """``c`` with the last hidden unit of largest |output weight| disconnected from the output."""
+    layers = list(c.network.layers)
+    W = layers[-1].weights.copy()
+    j = int(np.argmax(np.abs(W[0])))
+    assert W[0, j] != 0.0
+    W[0, j] = 0.0
+    layers[-1] = DenseLayer(W, layers[-1].bias)
+    return dataclasses.replace(c, network=c.network.with_layers(layers))
+
+
+def _ball_and_sphere(d, seed):
+    return np.vstack([cs.random_ball(2000, d, seed=seed), cs.random_sphere(500, d, seed=seed + 1)])
+
+
+_BOUNDED = {
+    "lemma": (lambda: cs.lipschitz_relu_sum(lambda t: np.sin(3.0 * t), 3.0, 1.0, 0.01),
+              lambda: np.linspace(-1, 1, 20_001).reshape(-1, 1)),
+    "squared_norm": (lambda: cs.squared_norm_depth2(10, 8), lambda: _ball_and_sphere(10, 18)),
+    "daniely": (lambda: cs.inner_product_depth3(lambda t: np.sin(np.pi * t), np.pi, 2, 0.3),
+                lambda: _pairs(2000, 2, 3)),
+    "norm_power": (lambda: cs.norm_power_depth2(3, 2, 0.05), lambda: _ball_and_sphere(3, 1)),
+    "theorem4": (lambda: cs.ses_theorem4_depth3(2, 0.002), lambda: _ball_and_sphere(2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BOUNDED))
+def test_negative_control_one_unit_removed_exceeds_the_bound(name):
+    build, points = _BOUNDED[name]
+    c, X = build(), points()
+    assert c.measured_error(X) <= c.error_bound                  # the claim ...
+    assert _without_strongest_output_unit(c).measured_error(X) > c.error_bound   # ... can fail
+
+
+def test_negative_control_perturbed_ip_nets_are_not_exact():
+    inst = HardInstance(3)
+    sup = inst.support()
+    c = cs.ip_depth3_relu(3, inst.m)
+    assert c.measured_error(sup.points, sup.labels) <= _tol(c)
+    assert _without_strongest_output_unit(c).measured_error(sup.points, sup.labels) >= 0.5
+    # a relative change of 1e-6 in one first-layer weight is already seen on the support
+    layers = list(c.network.layers)
+    W = layers[0].weights.copy()
+    W[0, 0] *= 1 + 1e-6
+    layers[0] = DenseLayer(W, layers[0].bias)
+    tiny = dataclasses.replace(c, network=c.network.with_layers(layers))
+    assert tiny.measured_error(sup.points, sup.labels) > max(_tol(c), 1e-7)
+    rc = cs.ip_depth3_relu_rcube(3)
+    from circuits.hypercube import points
+    worst_corner = np.where(points(6) == 1, 0.75, 0.25)
+    assert rc.measured_error(worst_corner) <= 1e-12
+    assert _without_strongest_output_unit(rc).measured_error(worst_corner) >= 0.5

@@ -15,6 +15,7 @@ import embeddings as E
 from circuits import inner_product_mod2
 from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, index_of, points
+from circuits.utils.rng import uniform_ball
 from embeddings import _kernels
 from embeddings.code import _pack_rows, _unpack_words
 from tests import naive_embeddings as naive
@@ -393,7 +394,7 @@ def test_target_and_distance_match_naive(rng, n, tau):
     inst = E.HardInstance(n, tau=tau, seed=1)
     boxes = naive.hard_boxes(inst.embedding.generator.tolist(), tau)
     s = inst.sample(20, rng).points
-    X = np.vstack([E.uniform_ball(20, inst.dim, rng), s + rng.normal(scale=0.05, size=s.shape), s])
+    X = np.vstack([uniform_ball(20, inst.dim, seed=rng), s + rng.normal(scale=0.05, size=s.shape), s])
     for label in (0, 1):
         dist, k = inst.distance(X, label)
         want = [naive.distance_to_label(boxes, x, label) for x in X.tolist()]
@@ -518,16 +519,17 @@ def test_shift_signs_act_exactly(tau):
 
 def test_summary_table_and_json():
     inst = E.HardInstance(4, seed=0)
-    s = inst.summary()
+    s = inst.to_dict(generator=False)
     S = inst.support()
     y = S.labels.astype(float)
-    assert s.support_size == len(S) == 256
-    assert abs(s.best_constant_mse - ((y - y.mean()) ** 2).mean()) < 1e-15
-    assert s.best_constant_mse == 0.25 - 4.0 ** -5
-    assert abs(s.lipschitz_constant - 1 / s.delta_star) < 1e-15
+    assert s["support_size"] == len(S) == 256 and "generator" not in s
+    assert abs(s["best_constant_mse"] - ((y - y.mean()) ** 2).mean()) < 1e-15
+    assert s["best_constant_mse"] == 0.25 - 4.0 ** -5
+    assert abs(s["lipschitz_constant"] - 1 / s["delta_star"]) < 1e-15
     d = json.loads(json.dumps(inst.to_dict()))
     assert d["min_distance"] == inst.embedding.min_distance and len(d["generator"]) == 4
-    text = str(s)
+    text = inst.summary()
+    assert isinstance(text, str)
     for word in ("d_C (certified)", "delta*", "Lipschitz", "best constant MSE", "256"):
         assert word in text
 
@@ -593,7 +595,7 @@ def test_cube_shift_is_affine_reflection():
         assert ((lo <= moved) & (moved <= hi)).all()
     with pytest.raises(ValueError, match="rounding only"):
         c.decode(np.zeros((1, 4)), method="nearest")
-    assert c.summary()["diameter"] == 2.0
+    assert c.to_dict()["diameter"] == 2.0 and "diameter" in c.summary()
 
 
 # ----------------------------------------------------------------------------- large (slow)
@@ -616,3 +618,55 @@ def test_target_equals_label_on_support_n8(tau):
         assert np.array_equal(inst.decode(S.points), S.bits)
     r = inst.check_lipschitz(2000, seed=0)
     assert r.ok and r.max_ratio["adversarial"] >= 1 - 1e-9
+
+
+# ----------------------------------------------------------------------------- negative controls
+# Each certified property above has a twin here that shows its check detects a violation.
+
+@pytest.mark.parametrize("n", [3, 6, 9])
+def test_negative_control_bad_generator_fails_the_code_bounds(n):
+    """[I | 0] (a code of distance 1) must fail the search's random-code and Lipschitz claims."""
+    m = 4 * n
+    bad = E.CodeEmbedding.from_generator(np.hstack([np.eye(n, dtype=np.uint8),
+                                                    np.zeros((n, m - n), dtype=np.uint8)]))
+    assert bad.min_distance == 1 == naive.min_distance(bad.generator.tolist())[0]
+    assert not E.random_code_distance_bound(n, m) <= bad.min_distance
+    assert E.ip_lipschitz_bound(bad) == pytest.approx(math.sqrt(m / 2))   # the cube's blow-up
+    assert E.check_embedding(bad).ok          # an injective code: the contract alone is not enough
+
+
+def test_negative_control_overstated_distance_breaks_the_target(monkeypatch):
+    """A certificate claiming d_C + 1 (one more than the truth) makes f_d miss the labels."""
+    d = E.HardInstance(3, seed=0).embedding.min_distance
+    monkeypatch.setattr(E.CodeEmbedding, "min_distance", property(lambda self: self._d + 1))
+    inst = E.HardInstance(3, seed=0)
+    assert inst.embedding.min_distance == d + 1
+    S = inst.support()
+    assert np.abs(inst.target(S.points) - S.labels).max() > 1e-3
+    x0, x1, k0, k1 = inst.delta_star_witness()
+    assert float(np.linalg.norm(x0 - x1)) < inst.delta_star - 1e-3   # the claimed gap is not real
+
+
+@pytest.mark.parametrize("n,tau", [(2, 0.0), (3, 0.15)])
+def test_negative_control_understated_lipschitz_constant_is_caught(n, tau, monkeypatch):
+    inst = E.HardInstance(n, tau=tau, seed=0)
+    assert inst.check_lipschitz(300, seed=n).ok
+    monkeypatch.setattr(type(inst), "lipschitz_constant",
+                        property(lambda self: 0.95 / self.delta_star))
+    r = inst.check_lipschitz(300, seed=n)
+    assert not r.ok and r.max_ratio["adversarial"] >= 1 / 0.95 - 1e-9
+
+
+@pytest.mark.parametrize("make", [lambda: E.HardInstance(3, seed=0), lambda: E.CubeInstance(3)])
+def test_support_and_ip_table_are_built_once_and_read_only(make):
+    inst = make()
+    S = inst.support()
+    assert inst.support() is S and inst.ip_table() is S.labels
+    for a in (S.points, S.bits, S.labels, S.indices):
+        assert not a.flags.writeable
+        with pytest.raises(ValueError):
+            a[0] = 0
+    assert np.array_equal(S.labels, inner_product_mod2(3))
+    assert np.array_equal(inst.labels_of(S.indices), S.labels)
+    fresh = make()                                 # a new instance builds its own (equal) copy
+    assert fresh.support() is not S and np.array_equal(fresh.support().points, S.points)

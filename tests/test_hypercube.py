@@ -66,3 +66,21 @@ def test_bad_inputs():
         hc.index_of([[0, 2]])
     with pytest.raises(DimensionError):
         hc.as_matrix(np.zeros(8), 2)
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_ip_values_equals_the_kernel_table_on_the_whole_cube(n):
+    from circuits.functions import InnerProductMod2, inner_product_mod2, ip_values
+    k = np.arange(1 << (2 * n), dtype=np.int64)
+    table = inner_product_mod2(n)                       # numba kernel
+    assert np.array_equal(ip_values(k, n), table)
+    x, y = hc.split_index(k, n)                         # naive: sum of bit products, mod 2
+    naive = np.array([sum(((a >> i) & 1) * ((b >> i) & 1) for i in range(n)) % 2
+                      for a, b in zip(x.tolist(), y.tolist())], dtype=np.uint8)
+    assert np.array_equal(table, naive)
+    assert np.array_equal(InnerProductMod2(n)(hc.bits_of(k, 2 * n)), naive)
+    assert InnerProductMod2(n).n_ones == int(naive.sum())
+    with pytest.raises(DimensionError):
+        ip_values([1 << (2 * n)], n)
+    with pytest.raises(TypeError):
+        ip_values([0.5], n)

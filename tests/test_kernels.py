@@ -23,7 +23,14 @@ from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from tests import naive, naive_kernels
 
 JIT_OFF = bool(numba.config.DISABLE_JIT)
-needs_jit = pytest.mark.skipif(JIT_OFF, reason="whole-cube sweeps are too slow with the JIT off")
+
+
+def by_jit(jit_on, jit_off):
+    """Sizes of a whole-cube sweep: the full list compiled, a smaller one as plain Python.
+
+    With ``NUMBA_DISABLE_JIT=1`` the kernels run as Python, so the same sweeps run at smaller N
+    (the pure-Python path is exercised, not skipped)."""
+    return jit_off if JIT_OFF else jit_on
 
 
 def random_circuit(rng, N, widths, *, wmax=8, ties=True):
@@ -98,17 +105,61 @@ def test_each_dtype_path_exact_at_the_switching_bound(bound, dtype, path, monkey
         assert c.evaluate(circ, c.points(7)).tolist() == ref
 
 
-def test_values_at_the_int16_limit_both_signs():
-    # partial sums reach +32767 and -32767 exactly; ties at both ends
-    for sign in (1, -1):
-        W = [[sign * 16384, sign * 16383], [sign * 32767, 0]]
-        for t in ([sign * 32767, 0], [0, sign * 32767]):
-            hidden = ThresholdLayer(W, t) if abs(t[0]) + 32767 <= 32767 or True else None
-            if hidden.preactivation_bound > 32767:
-                continue
-            circ = ThresholdCircuit((hidden, ThresholdLayer([[32767, -32767 + 1]], [1])))
-            assert str(simulate._circuit_kernel_args(circ)[0].dtype) == "int16"
-            assert c.truth_table(circ).tolist() == naive_table(circ)
+def _int16_limit_rows(sign):
+    """Gates on N = 3 inputs with pre-activation bound sum |w| + |t| = 32767 (one: 32766).
+
+    Stored values w . x - t reach sign * 32767 (through the weights or through the threshold),
+    and every gate but the constant one has a threshold that some input hits exactly.
+    """
+    s = sign
+    return [([s * 16384, s * 16383, 0], 0),
+            ([s * 32767, 0, 0], 0),
+            ([s * 8192, s * 8191, s * 16384], 0),
+            ([s * 8192, s * 8191, 0], s * 16383),          # tie at the top end, x = (1, 1, *)
+            ([0, s * 16383, 0], -s * 16384),               # constant gate: the limit via -t
+            ([s * 16384, -s * 16383, 0], 0)]
+
+
+_INT16_LIMIT_OUT = ([8192, 4096, -8191, -8191, 0, -4096], 1)     # bound 32766 + 1 = 32767
+
+
+@pytest.mark.parametrize("low_bits", [None, 1])
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_values_at_the_int16_limit_both_signs(sign, path, low_bits, monkeypatch):
+    """Partial sums reach +32767 / -32767 exactly in int16, with ties, in every kernel path.
+
+    ``low_bits=1`` splits the 3 inputs so the high-bit columns (cb) carry the limit values too.
+    """
+    force_path(monkeypatch, path)
+    if low_bits is not None:
+        monkeypatch.setattr(simulate, "_MAX_LOW_BITS", low_bits)
+        monkeypatch.setattr(simulate, "_MIN_LOW_BITS", 0)
+    rows = _int16_limit_rows(sign)
+    cube = [[naive.bit(k, i) for i in range(3)] for k in range(8)]
+    stored = [[sum(w * b for w, b in zip(row, x)) - t for x in cube] for row, t in rows]
+    # the data are really at the limit and really tie (so this test cannot go vacuous)
+    assert max(sign * v for vals in stored for v in vals) == 32767
+    assert all(0 in vals for vals in stored[:4] + stored[5:])
+    for row, t in rows:
+        gate = ThresholdCircuit.single_gate(row, t)
+        assert gate.layers[0].preactivation_bound <= 32767
+        assert str(simulate._circuit_kernel_args(gate)[0].dtype) == "int16"
+        assert c.truth_table(gate).tolist() == naive_table(gate), (row, t)
+    hidden = ThresholdLayer([row for row, _ in rows], [t for _, t in rows])
+    out = ThresholdLayer([_INT16_LIMIT_OUT[0]], [_INT16_LIMIT_OUT[1]])
+    assert hidden.preactivation_bound == out.preactivation_bound == 32767
+    hidden_values = [[naive.gate(row, t, x) for row, t in rows] for x in cube]
+    assert any(sum(w * b for w, b in zip(_INT16_LIMIT_OUT[0], h)) == _INT16_LIMIT_OUT[1]
+               for h in hidden_values)                       # the output gate ties too
+    circ = ThresholdCircuit((hidden, out))
+    assert str(simulate._circuit_kernel_args(circ)[0].dtype) == "int16"
+    ref = naive_table(circ)
+    assert 0 < sum(ref) < 8
+    assert c.truth_table(circ).tolist() == ref
+    assert c.count_ones(circ) == sum(ref)
+    assert c.evaluate(circ, c.points(3)).tolist() == ref
+    assert c.evaluate_indices(circ, np.arange(8)).tolist() == ref
 
 
 def test_output_layer_bound_alone_selects_the_dtype():
@@ -121,8 +172,7 @@ def test_output_layer_bound_alone_selects_the_dtype():
 
 # --- whole-cube agreement -----------------------------------------------------------------
 
-@needs_jit
-@pytest.mark.parametrize("N", [1, 2, 5, 8, 11])
+@pytest.mark.parametrize("N", by_jit([1, 2, 5, 8, 11], [1, 2, 5, 8]))
 @pytest.mark.parametrize("widths", [(), (1,), (6,), (5, 4), (3, 4, 2)])
 @pytest.mark.parametrize("wmax", [8, 2**20])
 @pytest.mark.parametrize("path", PATHS)
@@ -135,7 +185,6 @@ def test_truth_table_and_counts_match_naive(N, widths, wmax, path, monkeypatch):
     assert c.count_ones(circ) == sum(ref)
 
 
-@needs_jit
 @pytest.mark.parametrize("low_bits", [1, 2, 3])
 @pytest.mark.parametrize("widths", [(4,), (3, 3)])
 @pytest.mark.parametrize("path", PATHS)
@@ -180,7 +229,6 @@ def test_low_bits_shrink_for_wide_first_layers():
     assert simulate._circuit_kernel_args(random_circuit(rng, 3, (5,)))[3] == 3   # L = N < 12
 
 
-@needs_jit
 def test_low_table_matches_twin():
     from circuits import _kernels
     rng = np.random.default_rng(3)
@@ -204,8 +252,7 @@ def _targets(N, rng):
     return out
 
 
-@needs_jit
-@pytest.mark.parametrize("N", [2, 6, 9, 10])
+@pytest.mark.parametrize("N", by_jit([2, 6, 9, 10], [2, 6, 9]))
 @pytest.mark.parametrize("path", PATHS)
 def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
     force_path(monkeypatch, path)
@@ -221,42 +268,43 @@ def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
             assert got.counterexample.tolist() == [naive.bit(first, i) for i in range(N)]
 
 
-@needs_jit
 @pytest.mark.parametrize("widths", [(6,), (4, 5)])
 @pytest.mark.parametrize("path", PATHS)
 def test_chunks_at_unaligned_ranges(monkeypatch, widths, path):
     """The (count, first) unit of work on [start, stop) ranges that cut tiles anywhere."""
     force_path(monkeypatch, path)
     monkeypatch.setattr(simulate, "_MAX_LOW_BITS", 4)
-    N = 10
+    N = by_jit(10, 8)
     rng = np.random.default_rng(len(widths))
     circ = random_circuit(rng, N, widths, wmax=9)
     values = naive_table(circ)
     spec = c.InnerProductMod2(N // 2)._spec()
     tv = [naive_kernels.target_value("ip", k, N) for k in range(1 << N)]
     packed = simulate._circuit_kernel_args(circ)
-    bounds = [(0, 1 << N), (0, 1), (5, 6), (3, 17), (15, 16), (16, 48), (17, 1000), (1023, 1024),
-              (7, 7)] + [tuple(sorted(rng.integers(0, (1 << N) + 1, size=2))) for _ in range(20)]
+    top = 1 << N
+    bounds = [(0, top), (0, 1), (5, 6), (3, 17), (15, 16), (16, 48), (17, top - 24),
+              (top - 1, top), (7, 7)] + [tuple(sorted(rng.integers(0, top + 1, size=2)))
+                                         for _ in range(20)]
     for start, stop in bounds:
         start, stop = int(start), int(stop)
         assert simulate._disagree_chunk(packed, spec, start, stop) == \
             naive_kernels.count_first(values, tv, start, stop), (start, stop)
 
 
-@needs_jit
 def test_chunked_run_equals_single_run():
     rng = np.random.default_rng(11)
-    circ = random_circuit(rng, 14, (7,))
+    N = by_jit(14, 8)
+    circ = random_circuit(rng, N, (7,))
     whole = c.count_disagreements(circ, "ip")
-    for chunk_bits in (3, 9, 13):
+    assert whole.count > 0                      # a first index to find in every chunking
+    for chunk_bits in by_jit((3, 9, 13), (2, 5, 7)):
         got = c.count_disagreements(circ, "ip", chunk_bits=chunk_bits)
         assert (got.count, got.index) == (whole.count, whole.index)
 
 
 # --- evaluate / evaluate_indices ------------------------------------------------------------
 
-@needs_jit
-@pytest.mark.parametrize("N", [1, 3, 7, 10])
+@pytest.mark.parametrize("N", by_jit([1, 3, 7, 10], [1, 3, 7]))
 @pytest.mark.parametrize("widths", [(), (4,), (6, 3), (2, 5, 3)])
 @pytest.mark.parametrize("path", PATHS)
 def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths, path, monkeypatch):
@@ -274,7 +322,6 @@ def test_evaluate_on_the_whole_cube_and_on_subsets(N, widths, path, monkeypatch)
     assert c.evaluate_indices(circ, np.arange(1 << N)).tolist() == ref.tolist()
 
 
-@needs_jit
 @functools.lru_cache(maxsize=None)
 def _wide_case():
     """1500 gates in layer 1 (the rows tile shrinks below 1024 points) and its naive table."""
@@ -352,8 +399,7 @@ def small_circuits(draw):
     return ThresholdCircuit(tuple(layers))
 
 
-@needs_jit
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=by_jit(60, 20), deadline=None)
 @given(small_circuits())
 def test_property_all_kernels_agree_with_naive(circ):
     ref = naive_table(circ)

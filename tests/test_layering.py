@@ -31,7 +31,19 @@ def test_imports_point_downwards(pkg):
 @pytest.mark.parametrize("pkg", sorted(ALLOWED))
 def test_public_surface(pkg):
     mod = __import__(pkg)
-    names = getattr(mod, "__all__", [])
+    names = mod.__all__                  # a package without __all__ would check nothing here
+    assert names, f"{pkg}.__all__ is empty"
     for name in names:
         assert not name.startswith("_"), name
         assert hasattr(mod, name), f"{pkg}.__all__ lists {name!r} which does not exist"
+
+
+def test_negative_control_an_upward_import_is_flagged(tmp_path):
+    """The check above must see every import form a module in circuits/ could use upwards."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import numpy\nimport networks.sigma\nfrom embeddings.code import CodeEmbedding\n"
+                   "def f():\n    from experiments import separation\n    from . import sibling\n")
+    tops = set(top_level_imports(bad))
+    assert tops == {"numpy", "networks", "embeddings", "experiments"}
+    assert tops & (OURS - ALLOWED["circuits"] - {"circuits"}) == {"networks", "embeddings",
+                                                                  "experiments"}

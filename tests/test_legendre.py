@@ -195,7 +195,7 @@ def test_best_polynomial_error_matches_least_squares():
 @pytest.mark.parametrize("d,expected", [(3, 0.4953), (4, 0.4999), (5, 0.5000), (6, 0.5000),
                                         (7, 0.5000), (8, 0.5000), (9, 0.5000), (10, 0.5000)])
 def test_daniely_tail_e13(d, expected):
-    value = lg.daniely_tail_norm(d)                 # converged (check=True)
+    value = lg.daniely_tail_norm(d, squared=True)   # converged (check=True)
     assert abs(value - expected) < 1e-3
     assert value >= (1 / (5 * math.e * math.pi)) ** 2
 
@@ -275,3 +275,11 @@ def test_bad_input():
         lg.daniely_lemma_bound(0, 1)
     with pytest.raises(ValueError, match="weight_bound"):
         lg.separable_norm_bound(-1.0, 3)
+
+
+def test_tail_norm_flags_share_one_default():
+    import inspect
+    defaults = {f.__name__: inspect.signature(f).parameters["squared"].default
+                for f in (lg.tail_norm, lg.daniely_tail_norm)}
+    assert set(defaults.values()) == {False}, defaults
+    assert lg.daniely_tail_norm(3) == pytest.approx(math.sqrt(lg.daniely_tail_norm(3, squared=True)))

@@ -12,7 +12,7 @@ import pytest
 import naive_reduction as naive
 from circuits.utils.errors import DimensionError, InvalidArgumentError, ReductionError
 from embeddings import HardInstance
-from embeddings.instance import uniform_ball
+from circuits.utils.rng import uniform_ball
 from networks import SigmaNetwork, get_activation
 from networks.activations import ACTIVATIONS
 from circuits.analysis import numerical_rank
@@ -185,7 +185,7 @@ def _ball(n_points, dim, seed=0):
 @pytest.mark.parametrize("mode", [("ball", "uniform"), ("ball", "optimal"), ("global", "uniform")])
 def test_staircase_error_bound_random_nets(act, mode):
     net = _net(8, 5, act, seed=ACTS.index(act))
-    st = staircase(net, margin=0.1, range=mode[0], allocation=mode[1])
+    st = staircase(net, margin=0.1, range_mode=mode[0], allocation=mode[1])
     sphere = _ball(500, 8, seed=2)
     sphere /= np.linalg.norm(sphere, axis=1, keepdims=True)     # the extreme pre-activations
     X = np.concatenate([_ball(10_000, 8, seed=1), sphere])
@@ -214,7 +214,7 @@ def test_staircase_gate_count_formula(act):                  # E11
     # and that one step fewer per neuron would violate it, instead of re-evaluating the formula
     w, margin = 4, 0.2
     net = _net(6, w, act, seed=1)
-    st = staircase(net, margin=margin, range="global", allocation="uniform")
+    st = staircase(net, margin=margin, range_mode="global", allocation="uniform")
     R, B = st.radius_global, net.weight_bound
     delta = margin / (w * B)
     per = st.gates_per_neuron
@@ -264,7 +264,7 @@ def test_staircase_non_right_continuous_jump():
     # σ(t) = [t > 0]: left-closed gate [t <= 0] needed (value at the jump = left limit)
     act = Activation("open_step", lambda t: (t > 0).astype(float), lambda t: 0 * t,
                      lipschitz_function=lambda R: 0.0, sup_abs_function=lambda R: 1.0,
-                     total_variation_function=lambda R: 1.0, jumps=(0.0,), range=(0.0, 1.0))
+                     total_variation_function=lambda R: 1.0, jumps=(0.0,), value_range=(0.0, 1.0))
     from networks.reduction._common import Depth2Parts
 
     parts = Depth2Parts(W=np.array([[1.0]]), b=np.array([0.0]), u=np.array([1.0]), u0=0.0,
@@ -283,8 +283,8 @@ def test_staircase_bad_input():
         staircase(net)
     with pytest.raises(InvalidArgumentError, match="margin"):
         staircase(net, margin=-1.0)
-    with pytest.raises(ReductionError, match="range"):
-        staircase(net, margin=0.1, range="box")
+    with pytest.raises(ReductionError, match="range_mode"):
+        staircase(net, margin=0.1, range_mode="box")
     with pytest.raises(ReductionError, match="max_gates"):
         staircase(net, margin=1e-6, max_gates=1000)
     with pytest.raises(ReductionError, match="depth 2"):

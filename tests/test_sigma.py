@@ -153,7 +153,7 @@ def test_preactivation_range_contains_samples(name, rng):
                          lipschitz_function=lambda R: math.sqrt(2 / math.e),
                          sup_abs_function=lambda R: 1.0,
                          total_variation_function=lambda R: 2 - 2 * math.exp(-R * R),
-                         range=(0.0, 1.0), monotone=False)
+                         value_range=(0.0, 1.0), monotone=False)
     net = SigmaNetwork.random([4, 6, 5, 1], act, seed=5, bias_scale=0.5)
     sphere = rng.normal(size=(2000, 4))
     sphere /= np.linalg.norm(sphere, axis=1, keepdims=True)

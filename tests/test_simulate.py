@@ -129,6 +129,7 @@ def test_executor_path_matches_local():
     from concurrent.futures import ThreadPoolExecutor
     circ = c.ip_depth2(5)
     local = c.count_disagreements(circ, "parity")
+    assert local.count > 0 and local.index >= 0       # a first counterexample for both to find
     with ThreadPoolExecutor(2) as ex:
         remote = c.count_disagreements(circ, "parity", executor=ex, chunk_bits=6)
     assert (remote.count, remote.index) == (local.count, local.index)
@@ -137,10 +138,28 @@ def test_executor_path_matches_local():
         assert c.count_ones(circ, executor=ex, chunk_bits=5) == c.count_ones(circ)
 
 
-def test_function_objects_agree_with_tables():
-    for f in [c.Parity(5), c.Majority(6), c.And(4), c.Or(4), c.ThresholdFunction([3, -2, 1], 1),
-              c.InnerProductMod2(2), c.Constant(3, 1)]:
-        table = f.truth_table()
+def _naive_function_tables():
+    """(function object, its truth table from the naive twins) for every function class."""
+    N = 5
+    cube = [[naive.bit(k, i) for i in range(N)] for k in range(1 << N)]
+    w, t = [3, -2, 1, 0, -1], 1
+    return [(c.Parity(5), naive.parity(5)), (c.Majority(6), naive.majority(6)),
+            (c.Majority(5), naive.majority(5)),
+            (c.And(4), [int(k == 15) for k in range(16)]), (c.Or(4), [int(k != 0) for k in range(16)]),
+            (c.ThresholdFunction(w, t), [naive.gate(w, t, x) for x in cube]),
+            (c.InnerProductMod2(2), naive.ip_mod2(2)), (c.InnerProductMod2(3), naive.ip_mod2(3)),
+            (c.Constant(3, 1), [1] * 8), (c.Constant(3, 0), [0] * 8)]
+
+
+def test_function_objects_agree_with_naive_tables():
+    # f(bits) and f.truth_table() share the kernel's _target_bit, so each is checked against
+    # an independent naive twin (comparing them with each other would check nothing)
+    for f, ref in _naive_function_tables():
+        assert f.truth_table().tolist() == ref, f
         bits = c.points(f.n_inputs)
-        assert f(bits).tolist() == table.tolist()
-        assert c.TruthTable(table).truth_table().tolist() == table.tolist()
+        assert f(bits).tolist() == ref, f
+        k = np.array([len(ref) - 1, 0, len(ref) // 2 + 1])
+        assert f(bits[k]).tolist() == [ref[i] for i in k], f
+        table = np.array(ref, dtype=np.uint8)
+        assert c.TruthTable(table)(bits).tolist() == ref
+        assert c.TruthTable(table).truth_table().tolist() == ref

@@ -10,9 +10,9 @@ import scipy.linalg
 from hypothesis import given, settings, strategies as st
 
 import circuits
-import circuits.analysis.spectral as sp
+import circuits.analysis.fwht as sp
 from circuits import DimensionError, InnerProductMod2, InvalidCircuitError, Majority, Parity, ThresholdCircuit
-from circuits.analysis import correlation, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
+from circuits.analysis import correlation, correlation_counts, degree, fourier_coefficients, gate_ip_correlation, influences, noise_sensitivity, spectral_norm, total_influence, walsh_hadamard, walsh_hadamard_, walsh_spectrum
 from circuits.analysis import _kernels_spectral as ks
 from circuits.constructions import ip_depth2, ip_depth3, parity_depth2
 from circuits.analysis.bounds import advantage_bound, gate_lemma_bound
@@ -153,7 +153,7 @@ def test_ip_is_bent_with_exact_signs(n):
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_number_of_ip_ones_is_a006516(n):
-    c = correlation("ip", np.zeros(1 << (2 * n), dtype=np.uint8), return_counts=True)
+    c = correlation_counts("ip", np.zeros(1 << (2 * n), dtype=np.uint8))
     assert c.disagreements == A006516[n]
     assert c.exact == Fraction(1 << n, 1 << (2 * n))        # sum H = 2^n
 
@@ -259,7 +259,7 @@ def test_correlation_of_circuits_functions_tables(rng):
         t = rng.integers(0, 2, 1 << N).astype(np.uint8)
         expect = naive.correlation(tc.tolist(), t.tolist())
         for a, b in [(c, t), (t, c), (tc, t)]:
-            r = correlation(a, b, return_counts=True)
+            r = correlation_counts(a, b)
             assert r.exact == expect and r.value == float(expect)
             assert r.agreements + r.disagreements == r.n_points == 1 << N
     assert correlation(c, c) == 1.0
@@ -384,3 +384,30 @@ def test_large_transform_involution(dtype, rng):
     else:
         walsh_hadamard_(w)
     assert np.array_equal(w, x.astype(w.dtype) * (1 << 24))
+
+
+# ----------------------------------------------------------------------------- negative controls
+# The bentness, nonlinearity and gate-lemma checks above must reject functions that break them.
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_negative_control_one_flipped_entry_is_not_bent(n, rng):
+    table = InnerProductMod2(n).truth_table().copy()
+    k = int(rng.integers(0, table.size))
+    table[k] ^= 1
+    w = fourier_coefficients(table)
+    assert not np.all(np.abs(w) == 1 << n)                       # bentness check fails
+    assert int(np.abs(w).max()) == (1 << n) + 2                  # every coefficient moved by 2
+    nonlinearity = (1 << (2 * n - 1)) - int(np.abs(w).max()) // 2
+    assert nonlinearity == A006516[n] - 1 < A006516[n]
+    others = (Parity(2 * n),) if n == 1 else (Parity(2 * n), Majority(2 * n))  # MAJ_2 = OR is bent
+    for f in others:
+        assert not np.all(np.abs(fourier_coefficients(f)) == 1 << n)
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_negative_control_gate_lemma_rejects_ip_itself(n):
+    """IP_n is a depth-2 circuit, not a gate: with c_g = 2 its |sum H g| breaks the bound."""
+    ip = InnerProductMod2(n).truth_table().astype(np.int64)
+    sum_hg = int(((1 - 2 * ip) * ip).sum())
+    assert sum_hg == -A006516[n]
+    assert not gate_lemma_bound(n, 4).satisfied_by(sum_hg)

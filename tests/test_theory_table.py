@@ -43,16 +43,18 @@ def test_cheap_rows_pass_and_json_fields(tt, tmp_path, capsys):
     assert int(value) == (1 << (int(n) - 1)) * ((1 << int(n)) - 1)
 
 
-def test_expected_values_follow_theory_formulas(tt):
-    assert [tt.a006516(n) for n in range(8)] == [0, 1, 6, 28, 120, 496, 2016, 8128]
-    assert tt.ip_nonlinearity(4) == tt.a006516(4) == 120
-    assert [round(tt.maj_singleton(N), 4) for N in (1, 3, 5, 7, 9)] == [1, 0.5, 0.375, 0.3125,
-                                                                        0.2734]
+def test_expected_values_follow_theory_formulas():
+    from networks.theory import reference as ref
+    assert [ref.a006516(n) for n in range(8)] == [0, 1, 6, 28, 120, 496, 2016, 8128]
+    assert ref.ip_nonlinearity(4) == ref.a006516(4) == 120
+    assert [round(ref.maj_singleton(N), 4) for N in (1, 3, 5, 7, 9)] == [1, 0.5, 0.375, 0.3125,
+                                                                         0.2734]
 
 
 def test_wrong_expectation_is_reported_as_fail(tt, tmp_path, monkeypatch):
-    monkeypatch.setattr(tt, "a006516", lambda n: (1 << (n - 1)) * ((1 << n) - 1) + 1)
-    monkeypatch.setattr(tt, "A000609", (2, 4, 14, 104, 1881, 94572))
+    from networks.theory import reference as ref
+    monkeypatch.setattr(ref, "a006516", lambda n: (1 << (n - 1)) * ((1 << n) - 1) + 1)
+    monkeypatch.setattr(ref, "A000609", (2, 4, 14, 104, 1881, 94572))
     rc = tt.main(["--only", "E1,E3,E18", "--no-progress", "--out", str(tmp_path)])
     rec = _load(tmp_path)
     verdicts = {r["id"]: r["verdict"] for r in rec["rows"]}
@@ -70,6 +72,23 @@ def test_crashing_row_is_a_fail_not_a_crash(tt, tmp_path, monkeypatch):
     assert tt.main(["--only", "E17", "--no-progress", "--out", str(tmp_path)]) == 1
     row = _load(tmp_path)["rows"][0]
     assert row["verdict"] == "FAIL" and "deliberate" in row["measured"]
+
+
+def test_rows_are_library_checks_and_no_experiment_imports_another():
+    import ast
+
+    from networks import theory
+    assert [f"E{i}" for i in range(1, 20)] == list(theory.ROWS)
+    for path in sorted((ROOT / "experiments").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        imported = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for a in node.names}
+        imported |= {f"{node.module}.{a.name}" if node.module == "experiments" else node.module
+                     for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+                     for a in node.names}
+        others = {m for m in imported if m.startswith("experiments")}
+        allowed = {"experiments.separation"} if path.name == "theory_table.py" else set()
+        assert others <= allowed, f"{path.name} imports {others - allowed}"
 
 
 def test_unknown_row_id_is_refused(tt, tmp_path):

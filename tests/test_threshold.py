@@ -46,6 +46,37 @@ def test_overflow_refused_with_bound():
     ThresholdLayer([[2 ** 61, 2 ** 61]], [0])  # fits
 
 
+def _bound_by_python_ints(layer):
+    return max(sum(abs(v) for v in row) + abs(t)
+               for row, t in zip(layer.weights.tolist(), layer.thresholds.tolist()))
+
+
+@pytest.mark.parametrize("w, t", [
+    ([[-2 ** 63, 0]], [0]),                      # |INT64_MIN| = 2^63: refused, not wrapped to < 0
+    ([[2 ** 62, -(2 ** 62) + 1]], [0]),          # the row sum is exactly 2^63 - 1: accepted
+    ([[2 ** 62, 0], [0, 1]], [0, 1]),            # over the crude bound: Python-int fallback
+    ([[3, -4, 5], [-7, 0, 1]], [-9, 2]),
+])
+def test_cached_bound_equals_python_int_sum(w, t):
+    exact = max(sum(abs(v) for v in row) + abs(s) for row, s in zip(w, t))
+    if exact > 2 ** 63 - 1:
+        with pytest.raises(InvalidCircuitError, match="exceeds int64"):
+            ThresholdLayer(w, t)
+        return
+    layer = ThresholdLayer(w, t)
+    assert layer.preactivation_bound == exact == _bound_by_python_ints(layer)
+    assert type(layer.preactivation_bound) is int
+
+
+@given(st.lists(st.lists(st.integers(-2 ** 40, 2 ** 40), min_size=3, max_size=3), min_size=1,
+                max_size=6), st.integers(-2 ** 40, 2 ** 40))
+def test_cached_bound_matches_naive_random(rows, t):
+    layer = ThresholdLayer(rows, [t] * len(rows))
+    assert layer.preactivation_bound == _bound_by_python_ints(layer)
+    circ = ThresholdCircuit((layer, ThresholdLayer([[1] * len(rows)], [1])))
+    assert circ.preactivation_bound == max(_bound_by_python_ints(layer), len(rows) + 1)
+
+
 def test_chaining_and_output_gate():
     with pytest.raises(InvalidCircuitError, match="chain"):
         ThresholdCircuit((ThresholdLayer([[1, 1]], [1]), ThresholdLayer([[1, 1]], [1])))

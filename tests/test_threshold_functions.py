@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 import circuits
 from circuits import DimensionError, InvalidCircuitError, ThresholdCircuit, ThresholdFunction, ThresholdLayer, inner_product_mod2, majority, parity, truth_table
 from circuits.analysis import chow_parameters, count_threshold_functions, is_threshold_function, min_depth2_size, minimal_weights, all_threshold_functions, threshold_gate
-from circuits.analysis.threshold_functions import monotone_functions
+from circuits.analysis.threshold_search import monotone_functions
 
 from tests import naive_threshold as nt
 
@@ -204,9 +204,11 @@ def test_depth2_of_threshold_and_constant_functions():
 
 
 def test_depth2_search_on_ip2_is_exact():
+    # IP_2 is not a threshold function (one gate is not enough) and two hidden gates are
+    assert min_depth2_size(inner_product_mod2(2), 1).size is None
     res = min_depth2_size(inner_product_mod2(2), 2)
-    if res.size is not None:
-        assert truth_table(res.circuit).tolist() == inner_product_mod2(2).tolist()
+    assert res.size == 2 and res.circuit.layers[0].weights.shape[0] == 2
+    assert truth_table(res.circuit).tolist() == inner_product_mod2(2).tolist()
 
 
 def test_depth2_budget_error():

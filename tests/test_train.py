@@ -196,3 +196,21 @@ def test_errors(rng):
         train("net", X, y)
     with pytest.raises(InvalidNetworkError, match="diverged"):
         train(SigmaNetwork.random([2, 4, 1], seed=0), X, 1e200 * np.ones(4), lr=1e200, epochs=50)
+
+
+def test_options_object_and_keywords_are_the_same_run():
+    from networks import TrainOptions
+    X, y = _xor()
+    net = SigmaNetwork.random([2, 4, 1], seed=0)
+    opts = TrainOptions(epochs=30, lr=0.02, batch_size=2, seed=4, patience=None)
+    a = train(net, X, y, opts)
+    b = train(net, X, y, epochs=30, lr=0.02, batch_size=2, seed=4, patience=None)
+    c = train(net, X, y, opts, lr=0.05)                      # keywords override the object
+    assert a.history["loss"] == b.history["loss"] != c.history["loss"]
+    assert c.history["settings"]["lr"] == 0.05 and opts.lr == 0.02
+    with pytest.raises(TypeError, match="unknown option"):
+        train(net, X, y, learning_rate=0.1)
+    with pytest.raises(TypeError, match="TrainOptions"):
+        train(net, X, y, {"epochs": 3})
+    with pytest.raises(InvalidArgumentError, match="lr must be > 0"):
+        TrainOptions(lr=0.0)

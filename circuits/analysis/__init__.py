@@ -1,13 +1,19 @@
 """circuits.analysis: Boolean-function analysis on top of the exact circuit core.
 
-- :mod:`~circuits.analysis.spectral` — the fast Walsh–Hadamard transform (exact for integers),
-  Walsh spectra, Fourier coefficients, degree, influences, noise sensitivity, exact correlations;
+- :mod:`~circuits.analysis.fwht` — the fast Walsh–Hadamard transform (exact for integers);
+- :mod:`~circuits.analysis.spectral` — Walsh spectra, Fourier coefficients, degree, influences,
+  noise sensitivity;
+- :mod:`~circuits.analysis.correlation` — exact correlations of two functions, and of one gate
+  with IP (the counts behind the gate lemma);
 - :mod:`~circuits.analysis.communication` — sign matrices (IP gives Sylvester–Hadamard),
   rectangle sums, discrepancy, numerical rank;
 - :mod:`~circuits.analysis.bounds` — lower-bound calculators (HMPST, GHR/Nisan, Forster, IPS,
   Lindsey, the gate lemma, the discriminator check), each naming its formula;
 - :mod:`~circuits.analysis.threshold_functions` — threshold-function recognition by LP/MILP
-  (HiGHS) with exact certificates, minimal weights, counts, small depth-2 searches.
+  (HiGHS) with exact certificates (decided in :mod:`~circuits.analysis._threshold_lp`),
+  minimal weights, Chow parameters;
+- :mod:`~circuits.analysis.threshold_search` — counts of monotone and threshold functions,
+  small depth-2 searches.
 
 Examples
 --------
@@ -17,11 +23,12 @@ Examples
 [8]
 """
 
-from circuits.analysis.spectral import (Correlation, GateCorrelation, WalshSpectrum, correlation,
-                                        degree, fourier_coefficients, gate_ip_correlation,
-                                        influences, noise_sensitivity, spectral_norm,
-                                        total_influence, walsh_hadamard, walsh_hadamard_,
+from circuits.analysis.fwht import walsh_hadamard, walsh_hadamard_
+from circuits.analysis.spectral import (WalshSpectrum, degree, fourier_coefficients, influences,
+                                        noise_sensitivity, spectral_norm, total_influence,
                                         walsh_spectrum)
+from circuits.analysis.correlation import (Correlation, GateCorrelation, correlation,
+                                           correlation_counts, gate_ip_correlation)
 from circuits.analysis.communication import (DiscrepancySearch, discrepancy, matrix_spectral_norm,
                                              max_discrepancy_search, numerical_rank,
                                              rectangle_sum, sign_matrix)
@@ -30,17 +37,17 @@ from circuits.analysis.bounds import (Bound, DiscriminatorCheck, advantage_bound
                                       gate_lemma_bound, gate_lemma_constant, lindsey_bound,
                                       maj_maj_bound, maj_thr_bound, parity_depth_bound,
                                       thr_maj_bound, thr_thr_bound)
-from circuits.analysis.threshold_functions import (Depth2Size, Summability, ThresholdTest,
-                                                   all_threshold_functions, chow_parameters,
-                                                   count_threshold_functions,
-                                                   is_threshold_function, min_depth2_size,
-                                                   minimal_weights, threshold_gate)
+from circuits.analysis.threshold_functions import (Summability, ThresholdTest, chow_parameters,
+                                                   is_threshold_function, minimal_weights,
+                                                   threshold_gate)
+from circuits.analysis.threshold_search import (Depth2Size, all_threshold_functions,
+                                                count_threshold_functions, min_depth2_size)
 
 __all__ = [
     # spectral
     "walsh_hadamard", "walsh_hadamard_", "WalshSpectrum", "walsh_spectrum", "fourier_coefficients",
     "degree", "spectral_norm", "influences", "total_influence", "noise_sensitivity",
-    "Correlation", "correlation", "GateCorrelation", "gate_ip_correlation",
+    "Correlation", "correlation", "correlation_counts", "GateCorrelation", "gate_ip_correlation",
     # communication
     "sign_matrix", "rectangle_sum", "discrepancy", "DiscrepancySearch", "max_discrepancy_search",
     "matrix_spectral_norm", "numerical_rank",

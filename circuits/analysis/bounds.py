@@ -366,7 +366,7 @@ def discriminator_check(circuit) -> DiscriminatorCheck:
     (True, True, True)
     """
     from circuits.simulate import count_disagreements
-    from circuits.analysis.spectral import gate_ip_correlation
+    from circuits.analysis.correlation import gate_ip_correlation
     from circuits.threshold import ThresholdCircuit
     if not isinstance(circuit, ThresholdCircuit):
         raise TypeError(f"circuit must be a ThresholdCircuit, got {type(circuit).__name__}")

@@ -47,7 +47,8 @@ def sign_matrix(f, n: "int | None" = None) -> np.ndarray:
     >>> sign_matrix([0, 1, 0, 0]).tolist()   # f = 1 only at k = 1: x = 1, y = 0 -> row 1, col 0
     [[1, 1], [-1, 1]]
     """
-    from circuits.analysis.spectral import _n_inputs_of, _table_of
+    from circuits.analysis.correlation import _n_inputs_of
+    from circuits.analysis.spectral import _table_of
     N = _n_inputs_of(f)
     if N is None:
         if n is None:

@@ -231,8 +231,9 @@ class SelfReduction:
 
     @property
     def prefix_margins(self) -> np.ndarray:
-        """min H·M_t for t = 1..k_direct (the exact prefix scan)."""
-        return self.least.direct_margins
+        """min H·M_t for t = 1..min(k, k_direct) (the exact prefix scan of the same sequence;
+        ``prefix_margins[-1]`` is the margin of M_k whenever k <= k_direct)."""
+        return self.least.direct_margins[:self.k]
 
     @property
     def sign_agrees_everywhere(self) -> bool:

@@ -14,7 +14,6 @@ layer: gates [<w_i, x> + b_i >= θ_j] weighted by u_i h_j, sup error <= sum_i |u
 
 from __future__ import annotations
 
-import builtins
 import math
 from dataclasses import dataclass, field
 
@@ -277,7 +276,7 @@ def _chains(parts: Depth2Parts, lo, hi, m):
     """Build every neuron's chain of gates; returns the per-gate lists and the constant base."""
     neuron, direction, theta, height, steps_, Ls = [], [], [], [], [], []
     base = parts.u0
-    for i in builtins.range(parts.width):
+    for i in range(parts.width):
         ch = build_chain(parts.activation, float(lo[i]), float(hi[i]), int(m[i]))
         k = ch["theta"].shape[0]
         neuron.append(np.full(k, i, dtype=np.int64))
@@ -309,7 +308,7 @@ def _staircase_lines(parts, n_gates, range_, allocation, bound, margin, L, lo, h
 
 
 def staircase(network, *, margin: "float | None" = None, delta: "float | None" = None,
-              range: str = "ball", allocation: str = "uniform",
+              range_mode: str = "ball", allocation: str = "uniform",
               weight_bound: "float | None" = None, max_gates: int = 10_000_000) -> Staircase:
     """Replace every σ-neuron of a depth-2 network by threshold gates (THEORY §4.1).
 
@@ -320,11 +319,11 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     margin : float, optional
         γ': the sup error |N - N_stair| allowed on the unit ball.  With ``allocation="uniform"``
         every neuron gets δ = γ'/(wB) (the spec's choice: #gates = w⌈2RLwB/γ'⌉ with
-        ``range="global"``); with ``"optimal"`` the steps are spread to minimise the gate count
+        ``range_mode="global"``); with ``"optimal"`` the steps are spread to minimise the gate count
         subject to sum_i |u_i| L Δ_i <= γ'.
     delta : float, optional
         Alternatively the per-neuron error δ of σ itself (exactly one of margin/delta).
-    range : {"ball", "global"}
+    range_mode : {"ball", "global"}
         "ball": neuron i's exact range over the unit ball, [b_i - ||w_i||, b_i + ||w_i||];
         "global": [-R, R] with R = B(√d + 1) for every neuron (THEORY §4.0).
     allocation : {"uniform", "optimal"}
@@ -340,7 +339,7 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     Raises
     ------
     ReductionError
-        Bad margin/delta/range/allocation, too many gates, depth other than 2.
+        Bad margin/delta/range_mode/allocation, too many gates, depth other than 2.
     """
     parts = depth2_parts(network, weight_bound=weight_bound)
     if (margin is None) == (delta is None):
@@ -348,18 +347,18 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
                              "(the per-neuron error of σ), e.g. staircase(net, margin=0.05)")
     margin = check_real(margin, minimum=0, name="margin", allow_none=True)
     delta = check_real(delta, minimum=0, name="delta", allow_none=True)
-    if range not in ("ball", "global"):
-        raise ReductionError(f"range must be 'ball' or 'global', got {range!r}")
+    if range_mode not in ("ball", "global"):
+        raise ReductionError(f"range_mode must be 'ball' or 'global', got {range_mode!r}")
     if allocation not in ("uniform", "optimal"):
         raise ReductionError(f"allocation must be 'uniform' or 'optimal', got {allocation!r}")
-    if range == "global":
+    if range_mode == "global":
         R = parts.radius_global
         lo = np.full(parts.width, -R)
         hi = np.full(parts.width, R)
     else:
         lo, hi = parts.ball_ranges
     m, _, _ = _steps_per_neuron(parts, lo, hi, margin=margin, delta=delta, allocation=allocation,
-                                range_mode=range)
+                                range_mode=range_mode)
     total = int(m.sum()) + len(parts.activation.jumps) * parts.width
     if total > max_gates:
         raise ReductionError(f"the staircase would have {total} gates > max_gates = {max_gates}; "
@@ -373,7 +372,7 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     bound = float(per.sum()) + FLOAT_SLACK * scale
     st_neuron = np.concatenate(neuron) if neuron else np.zeros(0, np.int64)
     n_gates = int(st_neuron.shape[0])
-    lines = _staircase_lines(parts, n_gates, range, allocation, bound, margin, L, lo, hi)
+    lines = _staircase_lines(parts, n_gates, range_mode, allocation, bound, margin, L, lo, hi)
     return Staircase(network=parts, neuron=frozen(st_neuron, np.int64),
                      direction=frozen(np.concatenate(direction) if direction else [], np.int8),
                      theta=frozen(np.concatenate(theta) if theta else [], np.float64),
@@ -381,7 +380,7 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
                      base=float(base), lo=frozen(lo, np.float64), hi=frozen(hi, np.float64),
                      step=frozen(step, np.float64), lipschitz=frozen(L, np.float64),
                      per_neuron_error=frozen(per, np.float64), error_bound=bound, margin=margin,
-                     delta=delta, range_mode=range, allocation=allocation, steps=tuple(lines))
+                     delta=delta, range_mode=range_mode, allocation=allocation, steps=tuple(lines))
 
 
 def _n_jump_gates(parts, lo, hi) -> int:
