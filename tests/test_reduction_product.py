@@ -190,7 +190,9 @@ def test_least_k_bisection_agrees_with_exact_scan():
     exact = least_working_k(V, sh)
     assert exact.method == "prefix scan"
     assert exact.k == int(np.flatnonzero(prefix > 0)[0]) + 1
-    forced = least_working_k(V, sh, direct_budget=4 ** n * 2)    # scan only k <= 2
+    scanned = least_working_k(V, sh, direct_budget=4 ** n * 2)
+    assert scanned.method == "doubling + prefix scan" and scanned.k == exact.k
+    forced = least_working_k(V, sh, direct_budget=4 ** n * 2, exact_budget=0)   # k <= 2 only
     assert forced.method == "doubling + bisection" and forced.k_direct == 2
     k = forced.k
     assert prefix[k - 1] > 0 and prefix[k - 2] <= 0 and k >= exact.k

@@ -22,8 +22,12 @@ from circuits.utils.errors import DimensionError
 
 __all__ = ["ShiftConvolution", "ShiftSequence", "LeastK", "least_working_k", "DIRECT_BUDGET"]
 
-#: Work (k · 4^n pair updates) allowed for the exact direct prefix scan before FWHT bisection.
+#: Work (k · 4^n pair updates) allowed for the exact direct prefix scan before FWHT doubling.
 DIRECT_BUDGET = 1 << 27
+
+#: After doubling brackets the least k in (k/2, k], the bracket is scanned exactly by the direct
+#: kernel when k · 4^n is at most this (else bisection with FWHT evaluations).
+EXACT_BUDGET = 1 << 31
 
 #: Shifts per block of a :class:`ShiftSequence` (block b is drawn from the seed (seed, b)).
 BLOCK = 1 << 20
@@ -136,10 +140,12 @@ class ShiftConvolution:
 class LeastK:
     """The least k with min H·M_k > 0 on a fixed shift sequence (prefixes), and how it was found.
 
-    ``method`` is "prefix scan" (every k <= k_direct evaluated exactly: the least k) or
-    "doubling + bisection" (no working k <= k_direct; margin(k - 1) <= 0 < margin(k), with
-    smaller working prefixes possible only between k_direct and k, where the margin is not
-    monotone), or "none" (no working prefix up to ``k_searched``).
+    ``method`` is "prefix scan" (every k <= k_direct evaluated exactly: the least k),
+    "doubling + prefix scan" (FWHT doubling found a working power-of-two multiple of k_direct,
+    then every prefix up to it was scanned exactly: the least k), "doubling + bisection" (no
+    working k <= k_direct; margin(k - 1) <= 0 < margin(k); smaller working prefixes are possible
+    between k_direct and k, where the margin is not monotone), or "none" (no working prefix up
+    to ``k_searched``).
     """
 
     k: "int | None"
@@ -155,8 +161,9 @@ class LeastK:
                 "evaluated": [[int(k), float(m)] for k, m in self.evaluated]}
 
 
-def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET, conv=None,
-                    client=None, executor=None, progress: bool = False) -> LeastK:
+def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET,
+                    exact_budget: int = EXACT_BUDGET, conv=None, client=None, executor=None,
+                    progress: bool = False) -> LeastK:
     """Least prefix length k of ``shifts`` with min_{a,b} H·M_k > 0.
 
     The first k_direct = budget/4^n prefixes are scanned exactly by the direct kernel (every
@@ -195,6 +202,10 @@ def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET, conv=None,
         lo = k
     if hi is None:
         return LeastK(None, "none", k_direct, k_all, prefix, tuple(evaluated))
+    if hi << (2 * n) <= exact_budget:
+        _, full = twisted_sums(V, seq.rows(0, hi))
+        k = int(np.flatnonzero(full > 0)[0]) + 1
+        return LeastK(k, "doubling + prefix scan", k_direct, k_all, full, tuple(evaluated))
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if margin(mid) > 0:

@@ -384,6 +384,8 @@ def _steps(red: SelfReduction) -> tuple:
     size = 4 ** red.n
     lk = red.least
     how = {"prefix scan": f"exact scan of every k <= {lk.k_direct}",
+           "doubling + prefix scan": f"FWHT doubling, then an exact scan of every prefix up to "
+                                     f"the first working one",
            "doubling + bisection": f"no k <= {lk.k_direct} works (exact scan); FWHT doubling + "
                                    f"bisection: margin(k-1) <= 0 < margin(k)",
            "none": f"no working prefix up to k = {lk.k_searched}"}[lk.method]
