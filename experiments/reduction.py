@@ -279,13 +279,17 @@ def run_sweep(args, out: Path, progress: bool) -> int:
                        epochs_run=rec["training"]["epochs_run"],
                        seconds=rec.get("timings", {}).get("total"))
             rows.append(row)
+            write_json_atomic(out / "sweep.json", {"rows": rows, "versions": _versions(),
+                                                   "args": dict(vars(args))})
+            if row.get("error"):
+                print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f}, ρ {row['rho']:.3g}: "
+                      f"{row['error']}")
+                continue
             print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f}"
-                  f"{'' if row['reached_target'] else ' (epoch cap)'} ρ {row['rho']:.4f} "
+                  f"{'' if row['reached_target'] else ' (epoch cap)'} ρ {row['rho']:.3g} "
                   f"least k {row['least_k']} (Bernstein {row['bernstein_k_positive']}, Hoeffding "
                   f"{row['hoeffding_k_positive']} for margin > 0); k used {row['k']}, sign ok "
                   f"{row['sign_agrees_everywhere']}, {row['seconds']:.1f} s")
-            write_json_atomic(out / "sweep.json", {"rows": rows, "versions": _versions(),
-                                                   "args": dict(vars(args))})
     plot_sweep(rows, out / "sweep.png")
     return 0 if all(r.get("sign_agrees_everywhere") for r in rows) else 1
 

@@ -205,6 +205,7 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
         _stop(record, f"the trained network does not beat the trivial predictor (ρ = "
                       f"{met.rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
               instance, net)
+        record["timings"] = {**timings, "total": time.perf_counter() - t_all}
         return ReductionRun(record, instance, net)
     t0 = time.perf_counter()
     st, record["staircase"] = check_staircase(net, instance, margin=max(met.rho / 4, 1e-3),
@@ -219,6 +220,7 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     except ReductionError as exc:
         _stop(record, str(exc), instance, net,
               correlation_route=correlation_route(net, instance, 0.25 - met.mse))
+        record["timings"] = {**timings, "total": time.perf_counter() - t_all}
         return ReductionRun(record, instance, net, staircase=st)
     timings["reduction"] = time.perf_counter() - t0
     timings.update({f"reduction.{key}": v for key, v in report.timings.items()})
