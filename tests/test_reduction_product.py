@@ -396,3 +396,23 @@ def test_circuit_margin_fitted_to_max_gates(inst3):
     cr = threshold_circuit(qn, margin=0.01, max_gates=2000, fit_max_gates=True)
     assert cr.size <= 2000 and cr.margin > 0.01 and "margin raised" in cr.steps[1]
     assert cr.max_stair_error <= cr.stair_bound and cr.n_disagree_real == 0
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "heaviside", "sign"])
+def test_staircase_table_matches_gate_sum(act, inst3):
+    from networks.reduction import staircase, staircase_table
+
+    net = _net(inst3.dim, 3, act, seed=4)
+    st = staircase(net, margin=0.3)
+    T = staircase_table(st, inst3)
+    sup = product_support(inst3)
+    W, b = net.layers[0].weights, net.layers[0].bias
+    m = inst3.m
+    for a in range(8):
+        for bb in range(8):
+            z = sup.XA[a] @ W[:, :m].T + (sup.XB[bb] @ W[:, m:].T + b)   # the kernel's order
+            total = st.base + sum(tw * (d * (z[i] - th) >= 0) for i, d, th, tw in
+                                  zip(st.neuron.tolist(), st.direction.tolist(),
+                                      st.theta.tolist(), st.top_weight.tolist()))
+            assert abs(T[a, bb] - total) <= 1e-12
+    assert np.abs(T.T.reshape(-1) - net(inst3.support().points)).max() <= st.error_bound
