@@ -140,9 +140,10 @@ def r3_least_k(repeats: int) -> dict:
     res = interleaved({"search": lambda: least_working_k(Vb, seq, exact_budget=0).k,
                        "direct slice": direct_b}, repeats)
     per_shift = res["direct slice"].median / slice_
-    out["large_k"] = {"least_k": k_b, "method": lk.method, "rho": float(np.mean(
-        (1 - 2 * (np.bitwise_count(np.arange(1 << n)[:, None] & np.arange(1 << n)[None, :])
-                  & 1)) * Vb)), "candidate": res["search"].to_dict(),
+    from networks.reduction import ip_signs
+
+    out["large_k"] = {"least_k": k_b, "method": lk.method,
+                      "rho": float(np.mean(ip_signs(n) * Vb)), "candidate": res["search"].to_dict(),
         "baseline_slice": res["direct slice"].to_dict(),
         "baseline_estimate_s": per_shift * k_b, "ratio": per_shift * k_b / res["search"].median}
     out["candidate_median_s"] = res["search"].median

@@ -320,9 +320,16 @@ def plot_sweep(rows: list, path: Path) -> None:
     axes[1].set_xscale("log")
     axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
     axes[1].set_title("the same against the network's correlation ρ")
+    missing = [r for r in rows if not r.get("least_k")]
+    if missing:
+        fig.text(0.5, 0.005, "not shown: " + "; ".join(
+            f"n = {r['n']} (ρ = {r['rho']:.2g}, " + (r["error"][:40] if r.get("error") else
+                                                    f"no working k <= {r['k']}") + ")"
+            for r in missing), ha="center", fontsize=7)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.03))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
