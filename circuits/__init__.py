@@ -9,6 +9,7 @@ shares (errors, argument checks, rng, progress, the chunk runner, atomic files) 
 :mod:`circuits.utils`.
 """
 
+from circuits._version import __version__ as __version__
 from circuits.utils.errors import DepthsepError, DimensionError, InvalidCircuitError
 from circuits.hypercube import index_of, points
 from circuits.threshold import ThresholdCircuit, ThresholdLayer

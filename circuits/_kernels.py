@@ -314,14 +314,16 @@ def _cube_block(wflat, tflat, sizes, P, WhT, geom, h_lo, h_hi, params, table, ou
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _cube_run(wflat, tflat, sizes, geom, params, table, out):
+def _cube_run(wflat, tflat, sizes, geom, params, table, out, counts, first):
     """Circuit over the cube indices [start, stop), tile by tile (2^L points per tile).
 
     ``geom = [L, start, stop, kind]``.  If ``kind < 0`` the outputs are written to
     ``out[k - start]`` (truth-table mode; ``out`` has length stop - start).  Otherwise each
     point is compared with the target spec ``(kind, params, table)`` and the kernel returns
-    per-block ``(counts, first)``: the number of disagreements and the smallest disagreeing
-    index (-1 if none).  Blocks are contiguous runs of high-block values h (tile h holds the
+    per-block ``counts`` and ``first`` (written into the arrays passed, length
+    ``min(#tiles, 64)``, returning nothing: see ``parallel._deferred_sigint`` for why no
+    tuple of arrays crosses back into Python): the number of disagreements and the smallest
+    disagreeing index (-1 if none).  Blocks are contiguous runs of high-block values h (tile h holds the
     points (h << L) + a); iteration b of the ``prange`` writes only slot b and its own range
     of ``out``.  Memory: the (g_1, 2^L) low table P, the (N - L, g_1) high columns and
     per-block tiles; nothing grows with 2^N besides ``out``.
@@ -337,15 +339,12 @@ def _cube_run(wflat, tflat, sizes, geom, params, table, out):
     nh = 0
     if stop > start:
         nh = ((stop - 1) >> L) + 1 - h0
-    nb = min(nh, 64)
-    counts = np.zeros(nb, dtype=np.int64)
-    first = np.full(nb, -1, dtype=np.int64)
+    nb = counts.shape[0]
     for b in prange(nb):
         cf = _cube_block(wflat, tflat, sizes, P, WhT, geom, h0 + b * nh // nb,
                          h0 + (b + 1) * nh // nb, params, table, out)
         counts[b] = cf[0]
         first[b] = cf[1]
-    return counts, first
 
 
 @njit(cache=True, nogil=True)
@@ -403,3 +402,12 @@ def _rows_run(wflat, tflat, sizes, bits, idx, out):
     nb = (m + tile - 1) // tile
     for b in prange(nb):
         _rows_block(wflat, tflat, sizes, bits, idx, out, b * tile, min(m, (b + 1) * tile))
+
+
+@njit(cache=True, parallel=True)
+def _parallel_probe(n):
+    """A trivial parallel loop: running it makes numba choose its threading layer."""
+    acc = 0
+    for i in prange(n):
+        acc += i
+    return acc

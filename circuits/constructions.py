@@ -22,6 +22,13 @@ def alternating_top(n_gates: int) -> ThresholdLayer:
 def parity_depth2(n_inputs: int) -> ThresholdCircuit:
     """PARITY_N as a depth-2 circuit with N hidden gates: g_j = [sum z >= j], j = 1..N.
 
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    Examples
+    --------
     >>> c = parity_depth2(4); (c.depth, c.size)
     (2, 4)
     """
@@ -31,12 +38,26 @@ def parity_depth2(n_inputs: int) -> ThresholdCircuit:
 
 
 def ip_depth3(n: int) -> ThresholdCircuit:
-    """IP_n as a depth-3 circuit with 2n + 1 gates (THEORY.md §1.4).
+    """IP_n as a depth-3 circuit: 2n hidden gates and one output gate (THEORY §1.4).
 
     h_i = [x_i + y_i >= 2]; g_j = [sum h_i >= j], j = 1..n; out = [sum_j (-1)^(j+1) g_j >= 1].
+    ``size`` counts hidden gates (2n), as for every circuit; ``n_gates`` = 2n + 1 includes the
+    output gate.
 
-    >>> c = ip_depth3(3); (c.depth, c.size, c.n_inputs)
-    (3, 6, 6)
+    Parameters
+    ----------
+    n : int
+        Bits per party, 1 <= n <= 31 (the circuit has N = 2n inputs).
+
+    Returns
+    -------
+    ThresholdCircuit
+        Depth 3, weights in {-1, 1}, computing IP_n on all 4^n inputs.
+
+    Examples
+    --------
+    >>> c = ip_depth3(3); (c.depth, c.size, c.n_gates, c.n_inputs)
+    (3, 6, 7, 6)
     """
     n = check_n_bits(n, name="n", minimum=1, maximum=31)
     w1 = np.zeros((n, 2 * n), dtype=np.int64)
@@ -51,10 +72,18 @@ def ip_depth3(n: int) -> ThresholdCircuit:
 def ip_depth2(n: int) -> ThresholdCircuit:
     """IP_n as a depth-2 MAJ o MAJ circuit with n 2^(n-1) hidden gates, bottom weights <= n + 1.
 
-    For a in {0,1}^n and j = 1..|a|:
-    g_{a,j} = [(n+1)(sum_{a_i=1} x_i - sum_{a_i=0} x_i) + sum_{a_i=1} y_i >= (n+1)|a| + j]
-            = [x = a] [|a & y| >= j];  out = [sum_{a,j} (-1)^(j+1) g_{a,j} >= 1].
+    For a in {0,1}^n and j = 1..|a|::
 
+        g_{a,j} = [(n+1)(sum_{a_i=1} x_i - sum_{a_i=0} x_i) + sum_{a_i=1} y_i >= (n+1)|a| + j]
+                = [x = a] [|a & y| >= j];  out = [sum_{a,j} (-1)^(j+1) g_{a,j} >= 1].
+
+    Parameters
+    ----------
+    n : int
+        Bits per party, 1 <= n <= 20 (N = 2n inputs).
+
+    Examples
+    --------
     >>> c = ip_depth2(3); (c.depth, c.size, c.max_abs_weight)
     (2, 12, 4)
     """
@@ -76,6 +105,13 @@ def ip_depth2(n: int) -> ThresholdCircuit:
 
 
 def majority_gate(n_inputs: int) -> ThresholdCircuit:
-    """MAJ_N as a single gate [sum z >= ceil(N/2)]."""
+    """MAJ_N as a single gate [sum z >= ceil(N/2)].
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    """
     N = check_n_bits(n_inputs, name="n_inputs", minimum=1)
     return ThresholdCircuit.single_gate(np.ones(N, dtype=np.int64), (N + 1) // 2)

@@ -36,7 +36,15 @@ class BooleanFunction:
         raise NotImplementedError
 
     def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
-        """uint8 array of length 2^N with entry k = f(bits of k)."""
+        """uint8 array of length 2^N with entry k = f(bits of k).
+
+        Parameters
+        ----------
+        allow_large : bool
+            Allow materialising more than 2^24 values (default False: refuse, with a message
+            giving the memory estimate).
+
+        """
         n = check_exhaustive(self.n_inputs, allow_large=allow_large, what=f"{self.name}.truth_table()")
         kind, params, table = self._spec()
         return _kernels._table_target(kind, params, table, 0, 1 << n)
@@ -57,6 +65,11 @@ class BooleanFunction:
 
 class InnerProductMod2(BooleanFunction):
     """IP_n(x, y) = popcount(x & y) mod 2 on N = 2n bits (x = low n bits, y = high n bits).
+
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
 
     Examples
     --------
@@ -95,6 +108,13 @@ class InnerProductMod2(BooleanFunction):
 class Parity(BooleanFunction):
     """PARITY_N = z_0 xor ... xor z_{N-1}.
 
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    Examples
+    --------
     >>> Parity(2).truth_table().tolist()
     [0, 1, 1, 0]
     """
@@ -127,6 +147,13 @@ class _CountAtLeast(BooleanFunction):
 class Majority(_CountAtLeast):
     """MAJ_N = [sum z >= ceil(N/2)] (even N: a tie gives 1).
 
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    Examples
+    --------
     >>> Majority(3).truth_table().tolist()
     [0, 0, 0, 1, 0, 1, 1, 1]
     """
@@ -135,32 +162,58 @@ class Majority(_CountAtLeast):
 
     @property
     def threshold(self) -> int:
+        """ceil(N/2) (a tie gives 1 for even N)."""
         return (self.n_inputs + 1) // 2
 
 
 class And(_CountAtLeast):
-    """AND_N = [sum z >= N]."""
+    """AND_N = [sum z >= N].
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    """
 
     name = "and"
 
     @property
     def threshold(self) -> int:
+        """N: every input must be 1."""
         return self.n_inputs
 
 
 class Or(_CountAtLeast):
-    """OR_N = [sum z >= 1]."""
+    """OR_N = [sum z >= 1].
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+
+    """
 
     name = "or"
 
     @property
     def threshold(self) -> int:
+        """1: some input must be 1."""
         return 1
 
 
 class ThresholdFunction(BooleanFunction):
     """[w . z >= t] with integer w, t (the gate rule of ``circuits.threshold``).
 
+    Parameters
+    ----------
+    weights : array_like of int
+        Integer weights w (length N).
+    threshold : int
+        Integer threshold t.
+
+    Examples
+    --------
     >>> ThresholdFunction([2, -1], 1).truth_table().tolist()
     [0, 1, 0, 1]
     """
@@ -182,6 +235,13 @@ class ThresholdFunction(BooleanFunction):
 class TruthTable(BooleanFunction):
     """A user truth table (uint8 0/1, length 2^N, cube order).
 
+    Parameters
+    ----------
+    table : array_like
+        0/1 (or bool) values, length 2^N, cube order.
+
+    Examples
+    --------
     >>> TruthTable([0, 1, 1, 1]).n_inputs
     2
     """
@@ -196,11 +256,28 @@ class TruthTable(BooleanFunction):
         return _kernels.KIND_TABLE, np.zeros(1, dtype=np.int64), self.table
 
     def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
+        """The stored table (uint8, length 2^N, cube order).
+
+        Parameters
+        ----------
+        allow_large : bool
+            Accepted for interface compatibility; the table is already stored.
+
+        """
         return self.table.copy()
 
 
 class Constant(BooleanFunction):
-    """The constant function with value ``value`` on N inputs."""
+    """The constant function with value ``value`` on N inputs.
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+    value : {0, 1}
+        The constant value.
+
+    """
 
     name = "constant"
 
@@ -242,7 +319,16 @@ _NAMED = {"ip": None, "parity": Parity, "majority": Majority, "and": And, "or": 
 
 def as_boolean_function(target, n_inputs: int) -> BooleanFunction:
     """Turn ``"ip"``, ``"parity"``, ``"majority"``, ``"and"``, ``"or"``, a BooleanFunction or a
-    truth table into a BooleanFunction on ``n_inputs`` bits (checking that the sizes agree)."""
+    truth table into a BooleanFunction on ``n_inputs`` bits (checking that the sizes agree).
+
+    Parameters
+    ----------
+    target : str, BooleanFunction, circuit or array_like
+        A name ("ip", "parity", "majority", "and", "or"), a function object, a circuit, or a
+        truth table.
+    n_inputs : int
+        The number of inputs the function must have.
+    """
     if isinstance(target, str):
         key = target.lower()
         if key not in _NAMED:
@@ -267,6 +353,14 @@ def as_boolean_function(target, n_inputs: int) -> BooleanFunction:
 def inner_product_mod2(n: int, *, allow_large: bool = False) -> np.ndarray:
     """Truth table of IP_n(x, y) = x . y mod 2 on 2n bits, in cube order.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
     Examples
     --------
     >>> inner_product_mod2(1).tolist()     # k = 0..3 is (x0, y0) = 00, 10, 01, 11
@@ -283,6 +377,13 @@ def ip_values(k, n: int) -> np.ndarray:
     ``"ip"`` target of the exhaustive counters; the tests compare the two on the whole cube).
     Bit rows go through :func:`circuits.hypercube.index_of` first; party indices ``(x, y)``
     through :func:`circuits.hypercube.join_index`.
+
+    Parameters
+    ----------
+    k : array_like of int
+        Cube points of {0,1}^{2n} (any shape).
+    n : int
+        Bits per party.
 
     Examples
     --------
@@ -305,10 +406,30 @@ def ip_values(k, n: int) -> np.ndarray:
 
 
 def parity(n_inputs: int, *, allow_large: bool = False) -> np.ndarray:
-    """Truth table of PARITY_N."""
+    """Truth table of PARITY_N.
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    """
     return Parity(n_inputs).truth_table(allow_large=allow_large)
 
 
 def majority(n_inputs: int, *, allow_large: bool = False) -> np.ndarray:
-    """Truth table of MAJ_N."""
+    """Truth table of MAJ_N.
+
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    """
     return Majority(n_inputs).truth_table(allow_large=allow_large)

@@ -174,6 +174,7 @@ class DagGate:
         return None
 
     def to_dict(self) -> dict:
+        """The JSON-ready description of the gate."""
         d = {"name": self.name, "type": self.type,
              "inputs": [list(r) if isinstance(r, tuple) else r for r in self.inputs]}
         if self.type == "THR":
@@ -182,6 +183,14 @@ class DagGate:
         return d
 
     def equals(self, other) -> bool:
+        """Same name, type, inputs, weights and threshold.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, DagGate) and self.name == other.name and self.type == other.type
                 and self.inputs == other.inputs and self.weights == other.weights
                 and self.threshold == other.threshold)
@@ -287,6 +296,7 @@ class DagCircuit:
 
     @property
     def n_gates(self) -> int:
+        """Number of gates, the output gate included."""
         return len(self.gates)
 
     @property
@@ -295,6 +305,14 @@ class DagCircuit:
         return sum(len(g.inputs) for g in self.gates)
 
     def gate(self, name: str) -> DagGate:
+        """The gate with the given name.
+
+        Parameters
+        ----------
+        name : str
+            Gate name.
+
+        """
         for g in self.gates:
             if g.name == name:
                 return g
@@ -302,7 +320,14 @@ class DagCircuit:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, bits) -> np.ndarray:
-        """Outputs (uint8) on a batch of 0/1 rows of shape (n_points, N), gate by gate (exact)."""
+        """Outputs (uint8) on a batch of 0/1 rows of shape (n_points, N), gate by gate (exact).
+
+        Parameters
+        ----------
+        bits : array_like
+            0/1 rows of shape (n_points, N) (a single row is accepted).
+
+        """
         z = as_bit_rows(bits, self.n_inputs).astype(np.int64)
         vals = {}
         for g in self.gates:
@@ -319,7 +344,15 @@ class DagCircuit:
         return vals[self.output].astype(np.uint8)
 
     def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
-        """uint8 table on all 2^N points (through :meth:`to_threshold_circuit` and the kernels)."""
+        """uint8 table on all 2^N points (through :meth:`to_threshold_circuit` and the kernels).
+
+        Parameters
+        ----------
+        allow_large : bool
+            Allow materialising more than 2^24 values (default False: refuse, with a message
+            giving the memory estimate).
+
+        """
         from circuits.simulate import truth_table
 
         return truth_table(self.to_threshold_circuit(), allow_large=allow_large)
@@ -399,6 +432,13 @@ class DagCircuit:
         into the thresholds of their readers; gates that no longer reach the output are
         removed.  The result computes the same function (checked in the tests).
 
+        Parameters
+        ----------
+        circuit : ThresholdCircuit
+            The layered circuit.
+        prefix : str
+            Prefix of the gate names.
+
         Raises
         ------
         InvalidCircuitError
@@ -441,11 +481,19 @@ class DagCircuit:
         return cls(circuit.n_inputs, [g for g in gates if g.name in keep], out)
 
     def to_dict(self) -> dict:
+        """The JSON-ready description used by :func:`circuits.io.circuit_to_dict`."""
         return {"n_inputs": self.n_inputs, "output": self.output,
                 "gates": [g.to_dict() for g in self.gates]}
 
     def equals(self, other) -> bool:
-        """Same inputs, output and gates (compared by name, independent of gate order)."""
+        """Same inputs, output and gates (compared by name, independent of gate order).
+
+        Parameters
+        ----------
+        other : object
+            The circuit to compare with.
+
+        """
         if not isinstance(other, DagCircuit) or other.n_inputs != self.n_inputs:
             return False
         if other.output != self.output or len(other.gates) != len(self.gates):

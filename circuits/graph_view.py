@@ -29,6 +29,11 @@ def to_networkx(circuit):
     XOR) and ``output``; one edge per *nonzero* weight, attribute ``weight`` (a Python int).
     ``G.graph`` holds ``kind`` ("layered" / "dag"), ``n_inputs`` (and ``output`` for a DAG).
 
+    Parameters
+    ----------
+    circuit : DagCircuit or ThresholdCircuit
+        The circuit to view as a graph.
+
     Examples
     --------
     >>> import networkx as nx
@@ -86,6 +91,11 @@ def from_networkx(G):
     DagCircuit); without it, a graph whose gate nodes are all ``(layer, j)`` int pairs is
     layered.  In a layered graph a missing edge is a zero weight, so a gate node without
     incoming edges is a constant gate; in a DAG every gate needs an input.
+
+    Parameters
+    ----------
+    G : networkx.DiGraph
+        A graph with nodes ("x", i) for inputs and gate names, in the format of to_networkx.
 
     Raises
     ------

@@ -92,7 +92,16 @@ def check_exhaustive(n: int, *, allow_large: bool = False, bytes_per_point: floa
 
 
 def points(n: int, start: int = 0, stop: "int | None" = None) -> np.ndarray:
-    """Bits of the points ``k = start .. stop-1`` of {0,1}^n as a ``(stop-start, n)`` uint8 array.
+    """Bits of the points ``k`` in ``range(start, stop)`` of {0,1}^n as a ``(stop-start, n)`` uint8 array.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    start : int
+        First index k.
+    stop : int, optional
+        One past the last index (default 2^n).
 
     Examples
     --------
@@ -159,6 +168,11 @@ def as_bit_rows(bits, n: int, *, name: str = "bits") -> np.ndarray:
 
 def index_of(bits) -> np.ndarray:
     """Inverse of :func:`points`: the index ``k`` of each row of bits (last axis = bit i).
+
+    Parameters
+    ----------
+    bits : array_like
+        0/1 values, last axis = bit i.
 
     Examples
     --------

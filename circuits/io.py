@@ -6,8 +6,6 @@ live in :mod:`circuits.utils.files`.
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 
 from circuits.utils.files import write_json_atomic
@@ -20,8 +18,10 @@ from circuits.utils.files import write_json_atomic
 CIRCUIT_FORMAT = "depthsep.circuit"
 #: The document version this library writes and reads.
 CIRCUIT_VERSION = 1
-#: Default size limits applied when loading (each overridable by keyword).
-MAX_FILE_BYTES = 1 << 29
+#: Default size limits applied when loading (each overridable by keyword).  64 MiB of JSON
+#: parse to at most ~0.6 GB of Python objects; a file at the weight limit needs a larger
+#: ``max_bytes`` (>= 2 bytes per weight).
+MAX_FILE_BYTES = 1 << 26
 MAX_CIRCUIT_INPUTS = 1 << 16
 MAX_CIRCUIT_GATES = 1 << 20
 MAX_CIRCUIT_WEIGHTS = 1 << 26
@@ -29,7 +29,7 @@ MAX_CIRCUIT_WEIGHTS = 1 << 26
 _INT64_MAX = (1 << 63) - 1
 
 __all__ = ["save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
-            "CIRCUIT_FORMAT", "CIRCUIT_VERSION"]
+           "load_truth_table", "CIRCUIT_FORMAT", "CIRCUIT_VERSION"]
 
 
 def circuit_to_dict(circuit) -> dict:
@@ -47,6 +47,11 @@ def circuit_to_dict(circuit) -> dict:
          "output": "name", "gates": [{"name": ..., "type": "AND", "inputs": [["x", 0], "g"]},
                                      {"name": ..., "type": "THR", "inputs": [...],
                                       "weights": [...], "threshold": t}, ...]}
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to describe.
 
     Examples
     --------
@@ -70,6 +75,15 @@ def circuit_to_dict(circuit) -> dict:
 def save_circuit(circuit, path) -> Path:
     """Write ``circuit`` to ``path`` as JSON (atomically, via :func:`write_json_atomic`).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit to write.
+    path : str or Path
+        Destination file (written atomically).
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from circuits.threshold import ThresholdCircuit
     >>> c = ThresholdCircuit.depth2([[1, 1], [1, 1]], [1, 2], [1, -1], 1)
@@ -139,6 +153,19 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     ``max_weights`` = total weights) so that a hostile file cannot exhaust memory.  Unknown
     fields are refused, except a top-level ``"metadata"`` entry, which is accepted and ignored.
 
+    Parameters
+    ----------
+    doc : dict
+        A parsed circuit document.
+    where : str
+        Prefix of every error message (e.g. the file name).
+    max_inputs : int
+        Refuse more inputs.
+    max_gates : int
+        Refuse more gates.
+    max_weights : int
+        Refuse more weights in total.
+
     Raises
     ------
     InvalidCircuitError
@@ -156,18 +183,12 @@ def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int
     """
     from circuits.utils.errors import InvalidCircuitError
 
+    from circuits.utils.documents import check_header
+
     d = _Doc(where)
-    if not isinstance(doc, dict):
-        d.fail(f"the document must be a JSON object, got {type(doc).__name__}")
-    if doc.get("format") != CIRCUIT_FORMAT:
-        d.fail(f"'format' must be {CIRCUIT_FORMAT!r}, got {_short(doc.get('format'))}; "
-               f"this is not a depthsep circuit file")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        d.fail(f"'version' must be an integer, got {_short(version)}")
-    if version != CIRCUIT_VERSION:
-        d.fail(f"unsupported version {version}; this depthsep reads version {CIRCUIT_VERSION} "
-               f"(upgrade depthsep to read newer files)")
+    check_header(doc, format=CIRCUIT_FORMAT, version=CIRCUIT_VERSION, where=where,
+                 error=InvalidCircuitError, what="circuit document",
+                 optional=("kind", "n_inputs", "layers", "output", "gates", "metadata"))
     kind = doc.get("kind")
     if kind not in ("layered", "dag"):
         d.fail(f"'kind' must be 'layered' or 'dag', got {_short(kind)}")
@@ -303,6 +324,61 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     FileNotFoundError
         If the file does not exist.
     """
+    from circuits.utils.documents import read_document
+    from circuits.utils.errors import InvalidCircuitError
+
+    path = Path(path)
+    max_weights = limits.get("max_weights", MAX_CIRCUIT_WEIGHTS)
+    max_gates = limits.get("max_gates", MAX_CIRCUIT_GATES)
+    # a DAG wire ["x", i] is 3 JSON values, a gate ~8 plus its weights: anything beyond this
+    # many values is refused before a single Python object is built
+    max_values = 4 * int(max_weights) + 8 * int(max_gates) + 4096
+    doc = read_document(path, error=InvalidCircuitError, max_bytes=max_bytes,
+                        max_values=max_values)
+    return circuit_from_dict(doc, where=f"{path}: ", **limits)
+
+
+# ---------------------------------------------------------------------------------------------
+# Truth tables as files
+# ---------------------------------------------------------------------------------------------
+def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
+    """Read a truth table (cube order, see :mod:`circuits.hypercube`) from a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.npy``: a 1-D numeric or boolean array (read with ``allow_pickle=False``);
+        ``.json``: a list of 0/1 or an object with a ``"truth_table"`` list;
+        anything else: text of ``0``/``1`` characters, whitespace and commas ignored
+        (``0110`` is XOR).  Entry k is f at the point whose bit i is ``(k >> i) & 1``.
+    max_bytes : int
+        Refuse larger files before reading them.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 0/1 table of length 2^N.
+
+    Raises
+    ------
+    InvalidCircuitError
+        Unreadable content, values other than 0/1, or a length that is not a power of two;
+        the message starts with the file name.
+    FileNotFoundError
+        If the file does not exist.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "xor.txt")
+    ...     _ = open(p, "w").write("0 1 1 0\\n")
+    ...     load_truth_table(p).tolist()
+    [0, 1, 1, 0]
+    """
+    import numpy as np
+
+    from circuits.functions import as_truth_table
     from circuits.utils.errors import InvalidCircuitError
 
     path = Path(path)
@@ -311,26 +387,31 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     if size > max_bytes:
         raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
                                   f"larger max_bytes if the file is trusted")
-    raw = path.read_bytes()
-
-    def _no_constants(name):
-        raise ValueError(f"{name} is not allowed (JSON has no NaN/Infinity)")
-
-    def _finite_float(text):
-        value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(f"number {text[:20]} overflows a float")
-        return value
-
+    suffix = path.suffix.lower()
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite_float)
-    except UnicodeDecodeError as exc:
-        raise InvalidCircuitError(f"{where}not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidCircuitError(f"{where}not valid JSON ({exc.msg} at line {exc.lineno}, column "
-                                  f"{exc.colno})") from None
-    except RecursionError:
-        raise InvalidCircuitError(f"{where}JSON nested too deeply") from None
-    except ValueError as exc:
-        raise InvalidCircuitError(f"{where}not valid JSON ({exc})") from None
-    return circuit_from_dict(doc, where=where, **limits)
+        if suffix == ".npy":
+            values = np.load(path, allow_pickle=False)
+        elif suffix == ".json":
+            from circuits.utils.documents import parse_document
+            doc = parse_document(path.read_bytes(), where=where, error=InvalidCircuitError,
+                                 max_values=max_bytes)
+            if isinstance(doc, dict):
+                if "truth_table" not in doc:
+                    raise ValueError("a JSON object needs a 'truth_table' field (a list of 0/1)")
+                doc = doc["truth_table"]
+            if not isinstance(doc, list):
+                raise ValueError(f"expected a list of 0/1, got {type(doc).__name__}")
+            values = np.asarray(doc)
+        else:
+            text = path.read_text(encoding="utf-8")
+            chars = [ch for ch in text if not (ch.isspace() or ch == ",")]
+            bad = next((ch for ch in chars if ch not in "01"), None)
+            if bad is not None:
+                raise ValueError(f"a text truth table holds only the characters 0 and 1 (whitespace "
+                                 f"and commas are ignored), found {bad!r}")
+            values = np.frombuffer("".join(chars).encode("ascii"), dtype=np.uint8) - ord("0")
+        return as_truth_table(values, name=f"{path.name}")
+    except InvalidCircuitError:
+        raise
+    except (ValueError, UnicodeDecodeError, EOFError, TypeError) as exc:
+        raise InvalidCircuitError(f"{where}not a truth table ({exc})") from None

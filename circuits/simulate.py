@@ -21,6 +21,7 @@ from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
 from circuits.threshold import ThresholdCircuit
+from circuits.utils.parallel import DEFAULT
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
            "Disagreements", "work_dtype"]
@@ -39,6 +40,7 @@ class Disagreements(NamedTuple):
 
     @property
     def agrees(self) -> bool:
+        """True iff the circuit equals the target on every input."""
         return self.count == 0
 
 
@@ -142,7 +144,10 @@ def _cube(wflat, tflat, sizes, geom, params, table, out):
         count, first = _kernels._cube_block(wflat, tflat, sizes, P, WhT, geom, start >> low,
                                             ((stop - 1) >> low) + 1, params, table, out)
         return int(count), int(first)
-    counts, first = _kernels._cube_run(wflat, tflat, sizes, geom, params, table, out)
+    nb = min(((stop - 1) >> low) + 1 - (start >> low), 64)
+    counts = np.zeros(nb, dtype=np.int64)
+    first = np.full(nb, -1, dtype=np.int64)
+    _kernels._cube_run(wflat, tflat, sizes, geom, params, table, out, counts, first)
     hits = first[first >= 0]
     return int(counts.sum()), (int(hits.min()) if hits.size else -1)
 
@@ -166,12 +171,14 @@ def _disagree_chunk(packed, spec, start: int, stop: int):
     return _cube(wflat, tflat, sizes, geom, params, table, _NO_OUT)
 
 
-def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, progress=False):
+def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, progress=False,
+         desc=None, max_seconds=DEFAULT, timeout=120.0):
     """Exact (count, first) over chunks of [0, n_points): see :func:`circuits.utils.parallel.run_chunks`."""
     from circuits.utils.parallel import COUNT_FIRST_IDENTITY, combine_count_first, run_chunks
     chunk = None if chunk_bits is None else 1 << check_n_bits(chunk_bits, name="chunk_bits")
     return run_chunks(fn, n_points, combine=combine_count_first, initial=COUNT_FIRST_IDENTITY,
-                      executor=executor, client=client, chunk_size=chunk, progress=progress)
+                      executor=executor, client=client, chunk_size=chunk, progress=progress,
+                      desc=desc, max_seconds=max_seconds, timeout=timeout)
 
 
 class _ChunkFn:
@@ -186,7 +193,8 @@ class _ChunkFn:
 
 
 def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bits=None,
-                        progress: bool = False) -> Disagreements:
+                        progress: bool = False, max_seconds=DEFAULT,
+                        timeout: "float | None" = 120.0) -> Disagreements:
     """Exact number of points of {0,1}^N where ``circuit`` differs from ``target``.
 
     Parameters
@@ -196,6 +204,20 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         Named targets and function objects are computed on the fly (no table is built).
     client, executor : optional
         A ``dask.distributed.Client`` or any ``concurrent.futures.Executor`` to spread chunks.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
+    progress : bool
+        Show a progress bar over points, with an ETA (stderr; off by default).
+    max_seconds : float or None
+        Refuse (:class:`~circuits.utils.errors.RunTooLongError`, with the estimate) a local run
+        estimated, from a fraction of a second of calibration on this circuit, to take longer.
+        Default ``$DEPTHSEP_MAX_SECONDS`` or 600; ``None``: no limit.  See
+        :func:`circuits.utils.parallel.run_chunks`.
+    timeout : float or None
+        Dask only: seconds without any worker or scheduler before giving up
+        (:class:`~circuits.utils.errors.ClusterLostError`).
+
+    Ctrl-C raises ``KeyboardInterrupt`` within about 0.2 s: the cube is walked in slices.
 
     Returns
     -------
@@ -213,14 +235,35 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     f = as_boolean_function(target, n)
     fn = _ChunkFn(_circuit_kernel_args(c), f._spec())
     count, first = _run(fn, 1 << n, executor=executor, client=client, chunk_bits=chunk_bits,
-                        progress=progress)
+                        progress=progress, desc=f"count_disagreements on 2^{n} points",
+                        max_seconds=max_seconds, timeout=timeout)
     cex = bits_of(first, n) if first >= 0 else None
     return Disagreements(int(count), cex, int(first), 1 << n)
 
 
-def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False) -> int:
+def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False,
+               max_seconds=DEFAULT, timeout: "float | None" = 120.0) -> int:
     """Exact number of points of {0,1}^N where the circuit outputs 1 (streams; O(1) memory).
 
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
+    chunk_bits : int, optional
+        Chunks of 2^chunk_bits points (default chosen from N).
+    progress : bool
+        Show a progress bar over points, with an ETA (stderr; off by default).
+    max_seconds : float or None
+        Limit on the estimated run time, as in :func:`count_disagreements`.
+    timeout : float or None
+        Dask only, as in :func:`count_disagreements`.
+
+    Examples
+    --------
     >>> from circuits.constructions import parity_depth2
     >>> count_ones(parity_depth2(5))
     16
@@ -228,23 +271,57 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
     c = _as_circuit(circuit)
     from circuits.functions import Constant
     res = count_disagreements(c, Constant(c.n_inputs, 0), client=client, executor=executor,
-                              chunk_bits=chunk_bits, progress=progress)
+                              chunk_bits=chunk_bits, progress=progress, max_seconds=max_seconds,
+                              timeout=timeout)
     return res.count
 
 
-def truth_table(circuit, *, allow_large: bool = False) -> np.ndarray:
+class _TableFn:
+    """``fn(start, stop)``: writes the circuit's outputs on [start, stop) into ``out``."""
+
+    def __init__(self, packed, out):
+        self.packed, self.out = packed, out
+
+    def __call__(self, start, stop):
+        wflat, tflat, sizes, low = self.packed
+        geom = np.array([low, start, stop, -1], dtype=np.int64)
+        _cube(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, self.out[start:stop])
+
+
+def _nothing(acc, part):
+    return None
+
+
+def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
+                max_seconds=DEFAULT) -> np.ndarray:
     """The circuit's outputs on every point of {0,1}^N as uint8, in cube order.
 
+    Runs in slices (Ctrl-C within ~0.2 s).
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit or DagCircuit
+        The circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+    progress : bool
+        Show a progress bar over points, with an ETA.
+    max_seconds : float or None
+        Limit on the estimated run time, as in :func:`count_disagreements`.
+
+    Examples
+    --------
     >>> from circuits.threshold import ThresholdCircuit
     >>> truth_table(ThresholdCircuit.single_gate([2, 1], 2)).tolist()
     [0, 1, 0, 1]
     """
     c = _as_circuit(circuit)
     n = check_exhaustive(c.n_inputs, allow_large=allow_large, what="truth_table()")
-    wflat, tflat, sizes, low = _circuit_kernel_args(c)
+    from circuits.utils.parallel import run_chunks
     out = np.empty(1 << n, dtype=np.uint8)
-    geom = np.array([low, 0, 1 << n, -1], dtype=np.int64)
-    _cube(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, out)
+    run_chunks(_TableFn(_circuit_kernel_args(c), out), 1 << n, combine=_nothing, initial=None,
+               progress=progress, desc=f"truth_table of 2^{n} points", max_seconds=max_seconds)
     return out
 
 

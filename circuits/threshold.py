@@ -24,6 +24,20 @@ __all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array"]
 INT64_MAX = (1 << 63) - 1
 
 
+def _holds_bool(values) -> bool:
+    """Whether a nested list/tuple holds a bool anywhere (numpy would read True as 1)."""
+    stack = [values]
+    while stack:
+        for v in stack.pop():
+            if isinstance(v, (bool, np.bool_)):
+                return True
+            if isinstance(v, (list, tuple)):
+                stack.append(v)
+            elif isinstance(v, np.ndarray) and v.dtype == np.bool_:
+                return True
+    return False
+
+
 def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) -> np.ndarray:
     """Copy ``values`` into a read-only C-contiguous int64 array, refusing anything not integral.
 
@@ -32,15 +46,22 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     if isinstance(values, np.ndarray):
         arr = values
     else:
+        if isinstance(values, (list, tuple)) and _holds_bool(values):
+            raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are "
+                                      f"integers (True is not silently 1): pass ints")
         try:
             arr = np.asarray(values)
         except (ValueError, OverflowError) as exc:
             raise InvalidCircuitError(f"{name}: cannot be read as an array ({exc})") from None
     if arr.dtype == object:
         try:
-            items = [int(v) if isinstance(v, Integral) else v for v in arr.ravel().tolist()]
+            items = [v if isinstance(v, (bool, np.bool_)) else int(v) if isinstance(v, Integral)
+                     else v for v in arr.ravel().tolist()]
         except TypeError:
             items = None
+        if items is not None and any(isinstance(v, (bool, np.bool_)) for v in items):
+            raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are "
+                                      f"integers (True is not silently 1): pass ints")
         if items is None or not all(isinstance(v, int) for v in items):
             raise InvalidCircuitError(f"{name} must hold integers, got objects of other types; "
                                       f"convert with np.asarray(..., dtype=np.int64)")
@@ -49,7 +70,9 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
                                       f"scale the weights down")
         arr = np.array(items, dtype=np.int64).reshape(arr.shape)
     elif arr.dtype == np.bool_:
-        arr = arr.astype(np.int64)
+        raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are integers "
+                                  f"(True is not silently 1): pass ints, e.g. "
+                                  f"np.asarray({name}, dtype=np.int64)")
     elif np.issubdtype(arr.dtype, np.integer):
         if arr.dtype == np.uint64 and arr.size and arr.max() > INT64_MAX:
             raise InvalidCircuitError(f"{name} has an entry beyond int64 (> 2^63 - 1)")
@@ -73,6 +96,22 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
     arr = np.array(arr, dtype=np.int64, order="C", copy=True)
     arr.setflags(write=False)
     return arr
+
+
+def _one_threshold(value, name: str) -> np.ndarray:
+    """The threshold of a single gate: one integer (a 0-d or 1-element array is fine)."""
+    if isinstance(value, (list, tuple)) and _holds_bool(value):
+        raise InvalidCircuitError(f"{name} holds booleans; weights and thresholds are integers "
+                                  f"(True is not silently 1): pass ints")
+    try:
+        arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    except (ValueError, OverflowError, TypeError):
+        arr = np.asarray(value, dtype=object)
+    if arr.size != 1:
+        raise InvalidCircuitError(f"{name} must be a single integer (one gate), got "
+                                  f"{arr.size} values of shape {arr.shape}; a layer of several "
+                                  f"gates goes through ThresholdLayer(weights, thresholds)")
+    return as_int64_array(arr.reshape(1), name=name)
 
 
 def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
@@ -99,7 +138,7 @@ def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
 
 @dataclass(frozen=True, eq=False)
 class ThresholdLayer:
-    """One layer of threshold gates: gate j fires iff ``weights[j] . z >= thresholds[j]``.
+    """One layer of threshold gates: gate j fires iff ``weights[j] @ z >= thresholds[j]``.
 
     Parameters
     ----------
@@ -123,7 +162,11 @@ class ThresholdLayer:
             raise InvalidCircuitError("weights: a layer needs at least one gate, got 0 rows")
         if w.shape[1] == 0:
             raise InvalidCircuitError("weights: gates need at least one input, got 0 columns")
-        t = np.asarray(self.thresholds) if not isinstance(self.thresholds, np.ndarray) else self.thresholds
+        t = self.thresholds
+        if isinstance(t, (bool, np.bool_)) or (isinstance(t, (list, tuple)) and _holds_bool(t)):
+            raise InvalidCircuitError("thresholds holds booleans; weights and thresholds are "
+                                      "integers (True is not silently 1): pass ints")
+        t = np.asarray(t) if not isinstance(t, np.ndarray) else t
         if np.ndim(t) == 0:
             t = np.reshape(t, (1,))
         object.__setattr__(self, "weights", w)
@@ -134,10 +177,12 @@ class ThresholdLayer:
 
     @property
     def n_gates(self) -> int:
+        """Number of gates (rows of the weight matrix)."""
         return int(self.weights.shape[0])
 
     @property
     def n_in(self) -> int:
+        """Number of inputs each gate reads."""
         return int(self.weights.shape[1])
 
     @property
@@ -162,6 +207,14 @@ class ThresholdLayer:
         return (z.astype(np.int64) @ self.weights.T >= self.thresholds).astype(np.uint8)
 
     def equals(self, other) -> bool:
+        """Same shape, weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdLayer) and self.weights.shape == other.weights.shape
                 and bool(np.array_equal(self.weights, other.weights))
                 and bool(np.array_equal(self.thresholds, other.thresholds)))
@@ -173,6 +226,12 @@ class ThresholdLayer:
 @dataclass(frozen=True, eq=False)
 class ThresholdCircuit:
     """A layered threshold circuit: ``layers[0]`` reads the inputs, the last layer has one gate.
+
+    Parameters
+    ----------
+    layers : sequence of ThresholdLayer
+        layers[0] reads the N inputs, each next layer reads the previous one; the last layer has
+        one gate.
 
     Examples
     --------
@@ -206,26 +265,48 @@ class ThresholdCircuit:
 
     @classmethod
     def depth2(cls, hidden_weights, hidden_thresholds, output_weights, output_threshold):
-        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``."""
+        """THR o THR: ``out = [sum_j v_j g_j(z) >= s]``, ``g_j = [W_j . z >= t_j]``.
+
+        Parameters
+        ----------
+        hidden_weights : array_like of int
+            Bottom weights W, shape (s, N).
+        hidden_thresholds : array_like of int
+            Bottom thresholds t, length s.
+        output_weights : array_like of int
+            Top weights v, length s.
+        output_threshold : int
+            Top threshold.
+
+        """
         out_w = as_int64_array(output_weights, name="output_weights", ndim=1)
-        out_t = as_int64_array(np.reshape(np.asarray(output_threshold, dtype=object)
-                                          if not isinstance(output_threshold, np.ndarray)
-                                          else output_threshold, (1,)), name="output_threshold")
+        out_t = _one_threshold(output_threshold, "output_threshold")
         return cls((ThresholdLayer(hidden_weights, hidden_thresholds),
                     ThresholdLayer(out_w.reshape(1, -1), out_t)))
 
     @classmethod
     def single_gate(cls, weights, threshold):
-        """A depth-1 circuit: one threshold gate on the inputs."""
+        """A depth-1 circuit: one threshold gate on the inputs.
+
+        Parameters
+        ----------
+        weights : array_like of int
+            Integer weights (length N).
+        threshold : int
+            Integer threshold.
+
+        """
         w = as_int64_array(weights, name="weights", ndim=1)
-        return cls((ThresholdLayer(w.reshape(1, -1), [threshold]),))
+        return cls((ThresholdLayer(w.reshape(1, -1), _one_threshold(threshold, "threshold")),))
 
     @property
     def n_inputs(self) -> int:
+        """Number of inputs N."""
         return self.layers[0].n_in
 
     @property
     def depth(self) -> int:
+        """Number of gate layers, the output layer included."""
         return len(self.layers)
 
     @property
@@ -240,6 +321,7 @@ class ThresholdCircuit:
 
     @property
     def n_wires(self) -> int:
+        """Number of weights over all layers (nonzero or not)."""
         return sum(layer.n_wires for layer in self.layers)
 
     @property
@@ -250,6 +332,7 @@ class ThresholdCircuit:
 
     @property
     def max_abs_weight(self) -> int:
+        """Largest absolute weight over all layers."""
         return max(int(np.abs(layer.weights).max()) for layer in self.layers)
 
     def packed(self):
@@ -265,13 +348,28 @@ class ThresholdCircuit:
                 np.ascontiguousarray(tflat, dtype=np.int64), sizes)
 
     def evaluate(self, bits) -> np.ndarray:
-        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic."""
+        """Outputs (uint8) on a batch of input rows, in exact int64 arithmetic.
+
+        Parameters
+        ----------
+        bits : array_like
+            0/1 rows of shape (n_points, N) (a single row is accepted).
+
+        """
         z = as_bit_rows(bits, self.n_inputs)
         for layer in self.layers:
             z = layer(z)
         return z[:, 0]
 
     def equals(self, other) -> bool:
+        """Same layers with the same integer weights and thresholds.
+
+        Parameters
+        ----------
+        other : object
+            The object to compare with.
+
+        """
         return (isinstance(other, ThresholdCircuit) and len(self.layers) == len(other.layers)
                 and all(a.equals(b) for a, b in zip(self.layers, other.layers)))
 

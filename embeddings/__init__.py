@@ -7,6 +7,7 @@ unit ball.  :class:`ScaledCube` is the naive affine one (Lipschitz blow-up sqrt(
 :class:`CubeInstance` is the [0,1]^{2n} variant of THEORY §2.5.
 """
 
+from circuits._version import __version__ as __version__
 from embeddings.base import (ContractReport, Embedding, ProductEmbedding, check_embedding,
                              ip_lipschitz_bound)
 from embeddings.affine import ScaledCube

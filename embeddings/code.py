@@ -80,15 +80,19 @@ def _check_generator(generator) -> np.ndarray:
 
 def _gray_min(rows: np.ndarray, n: int, stop_at: int):
     """(min weight, witness message) of one packed generator (n, W)."""
-    best, where = _kernels._gray_min_weight(rows[None], np.int64(n), np.int64(_n_blocks(n)),
-                                            np.int64(stop_at))
+    from circuits.utils.parallel import deferred_sigint
+    with deferred_sigint():      # tuple of arrays: see circuits.utils.parallel
+        best, where = _kernels._gray_min_weight(rows[None], np.int64(n),
+                                                np.int64(_n_blocks(n)), np.int64(stop_at))
     blk = int(np.argmin(best[0]))       # first block (in Gray order) attaining the minimum
     return int(best[0, blk]), int(where[0, blk])
 
 
 def _gray_min_many(rows: np.ndarray, n: int) -> np.ndarray:
     """Exact minimum weights of a stack of packed generators (T, n, W), one parallel call."""
-    best, _ = _kernels._gray_min_weight(rows, np.int64(n), np.int64(1), np.int64(0))
+    from circuits.utils.parallel import deferred_sigint
+    with deferred_sigint():
+        best, _ = _kernels._gray_min_weight(rows, np.int64(n), np.int64(1), np.int64(0))
     return best[:, 0]
 
 

@@ -256,7 +256,9 @@ class PairInstance:
         with progress_bar(x.shape[0], enabled=progress, desc="distance", unit="pt") as bar:
             for lo in range(0, x.shape[0], step):
                 U, V = self._tables(x[lo: lo + step])
-                v, a = _kernels._min_over_label(U, V, np.int64(label))
+                from circuits.utils.parallel import deferred_sigint
+                with deferred_sigint():   # tuple of arrays: see circuits.utils.parallel
+                    v, a = _kernels._min_over_label(U, V, np.int64(label))
                 out[lo: lo + step] = np.sqrt(v)
                 arg[lo: lo + step] = a
                 bar.update(U.shape[0])

@@ -48,52 +48,74 @@ def _row(id_, obj, expected):
     return deco
 
 
-# E20 is measured by the separation experiment (its training curves are that experiment's
-# science); it is the one row that still runs another experiment, until the E20 curve is a
-# library function (networks.separation, experiments helper).
-@_row("E20", "empirical separation", "depth 3: MSE ≈ 0 at width ~n; depth-2 width ≈ 4^n; "
-                                    "random features 8, 64, 256, 1024, 4096 (n = 2..6)")
+# E20: the memorisation curve (superseded by E21/E22: experiments/ceiling.py, experiments/radial.py),
+# measured by the library (networks.separation.memorisation); no other experiment is imported.
+@_row("E20", "memorisation curve", "random features 8, 64, 256, 1024, 4096 (n = 2..6); "
+                                  "exact depth-3 MSE 0 (superseded by E21, E22)")
 def e20(ctx):
-    from experiments import separation as S
-    n_max = ctx.size(4, 8)
-    argv = ["--n-min", "2", "--n-max", str(n_max), "--seed", str(ctx.seed), "--no-progress",
-            "--no-plot", "--out", str(ctx.tmp / "separation")]
-    args = S._parse(argv)
-    rec = S.run(args)
-    rf = {e["n"]: e["random_features"]["smallest_width"] for e in rec["results"]}
-    ex = max(e["exact_depth3"]["mse"] for e in rec["results"])
-    d2 = {e["n"]: e["depth2"]["smallest_width"] for e in rec["results"]}
-    d3 = {e["n"]: e["depth3"]["smallest_width"] for e in rec["results"]}
+    from embeddings import HardInstance
+    from networks.constructions import ip_depth3_relu
+    from networks.separation import memorisation as M
+    from networks.train import mse
+
+    n_max = ctx.size(4, 6)
+    rf, d2, d3, ex = {}, {}, {}, 0.0
+    for n in range(2, n_max + 1):
+        inst = HardInstance(n, seed=ctx.seed)
+        X, _, labels = inst.support()
+        y = labels.astype(np.float64)
+        rf[n] = M.random_feature_curve(X, y, m=inst.m, target=0.05, max_width=8192,
+                                       seed=ctx.seed, n=n)["smallest_width"]
+        ex = max(ex, mse(ip_depth3_relu(inst).network, X, y))
+        if n <= ctx.size(3, 5):
+            for depth, store in ((2, d2), (3, d3)):
+                store[n] = M.trained_curve(X, y, depth=depth, max_width=ctx.size(64, 1024),
+                                           target=0.05, seed=ctx.seed, n=n,
+                                           epochs=ctx.size(1000, 2000))["smallest_width"]
     # "curves only": widths lie on the grid 2^j and depend on the draws, so one grid step
     # (a factor 2) is the tolerance; exact mismatches are listed in the note.
     ok = all(rf[n] is not None and ref.RF_WIDTHS[n] / 2 <= rf[n] <= 2 * ref.RF_WIDTHS[n]
              for n in rf if n in ref.RF_WIDTHS)
     ok = ok and ex <= 1e-9
-    differ = {n: (rf[n], ref.RF_WIDTHS[n]) for n in rf if n in ref.RF_WIDTHS and rf[n] != ref.RF_WIDTHS[n]}
+    differ = {n: (rf[n], ref.RF_WIDTHS[n]) for n in rf
+              if n in ref.RF_WIDTHS and rf[n] != ref.RF_WIDTHS[n]}
     note = ("verdict: RF widths vs THEORY within one grid step (x2) + exact depth-3 MSE <= 1e-9; "
-            "trained curves reported only")
+            "trained curves reported only; superseded by experiments/ceiling.py (E21) and "
+            "experiments/radial.py (E22)")
     if differ:
         note += "; RF width differs from THEORY at " + ", ".join(
             f"n = {n}: {a} (THEORY {b})" for n, (a, b) in differ.items())
     if not ctx.full:
-        note += "; quick: n = 2..4, separation.py defaults otherwise (THEORY: n = 3..8)"
+        note += "; quick: n = 2..4 (THEORY: n = 2..6)"
     return {"measured": f"RF widths {rf}; exact depth-3 MSE {ex:.1e}; trained smallest width "
                          f"depth2 {d2}, depth3 {d3}", "ok": ok, "note": note}
 
 
-def _parse(argv):
+def build_parser() -> argparse.ArgumentParser:
+    from circuits.utils.cli import id_list, int_in_range
     p = argparse.ArgumentParser(prog="theory_table.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", type=str, default=None, help="comma-separated ids, e.g. E1,E5")
+    p.add_argument("--only", type=id_list(ROWS), default=None,
+                   help="comma-separated ids, e.g. E1,E5")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", dest="full", action="store_false", help="small sizes (default)")
     g.add_argument("--full", dest="full", action="store_true", help="THEORY's sizes (slow)")
     p.set_defaults(full=False)
-    p.add_argument("--seed", type=int, default=0, help="seed of every random draw; default 0")
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="seed of every random draw, 0..2^32-1; default 0")
     p.add_argument("--out", type=Path, default=Path("results/theory_table"),
-                   help="output directory; default results/theory_table")
+                   help="output directory (checked before the run); default results/theory_table")
     p.add_argument("--no-progress", action="store_true", help="no per-row progress lines")
-    return p.parse_args(argv)
+    return p
+
+
+def _parse(argv):
+    """Parse and check every option before any row runs (argparse errors: exit status 2)."""
+    from circuits.utils.cli import check_output_dir
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_output_dir(parser, args.out)
+    return args
 
 
 def format_table(rows) -> str:
@@ -111,20 +133,18 @@ def main(argv=None) -> int:
     import platform
     import tempfile
 
+    from circuits.utils.cli import EXIT_FAILED, EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
     args = _parse(argv)
-    try:
-        ids = theory.select_rows(args.only, ROWS)
-    except ValueError as exc:
-        raise SystemExit(f"theory_table.py: {exc}") from None
+    ids = theory.select_rows(",".join(args.only) if args.only else None, ROWS)
     log = None if args.no_progress else (lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="theory_table_") as tmp:
         ctx = theory.Context(args.full, args.seed, Path(tmp))
         rows = theory.run_rows(ids, ctx, rows=ROWS, log=log)
     seconds = time.perf_counter() - t0
-    print(format_table(rows))
+    print(format_table(rows), flush=True)
     n_fail = sum(r["verdict"] != "ok" for r in rows)
     print(f"\n{len(rows) - n_fail}/{len(rows)} rows ok, {seconds:.1f} s "
           f"({'full' if args.full else 'quick'})")
@@ -133,9 +153,11 @@ def main(argv=None) -> int:
               "environment": {"python": sys.version.split()[0], "numpy": np.__version__,
                               "platform": platform.platform()}}
     path = Path(args.out) / "theory_table.json"
-    write_json_atomic(path, record)
+    if not save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
+                          where=path):
+        return EXIT_NOT_SAVED
     print(f"wrote {path}")
-    return 0 if n_fail == 0 else 1
+    return 0 if n_fail == 0 else EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def _as_points(t, *, name="t") -> np.ndarray:
 
 # ----------------------------------------------------------------------------- polynomials
 def legendre_polynomials(n_max: int, d: int, t) -> np.ndarray:
-    """P_0(t), ..., P_{n_max}(t) in dimension d, stacked as an array of shape (n_max + 1, *t.shape).
+    """P_0(t), ..., P_{n_max}(t) in dimension d, stacked as an array of shape ``(n_max + 1, *t.shape)``.
 
     Parameters
     ----------

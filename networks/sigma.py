@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from circuits.utils.files import read_json, write_json_atomic
+from circuits.utils.files import write_json_atomic
 from circuits.utils.rng import as_rng
 from networks.activations import Activation, get_activation
 from circuits.utils.errors import InvalidNetworkError
@@ -45,6 +45,9 @@ __all__ = ["DenseLayer", "SigmaNetwork", "random_network", "FORMAT", "FORMAT_VER
 
 FORMAT = "depthsep.SigmaNetwork"
 FORMAT_VERSION = 1
+#: Default limits of :meth:`SigmaNetwork.load` (file bytes, weights + biases).
+MAX_NETWORK_BYTES = 1 << 26
+MAX_NETWORK_PARAMS = 1 << 22
 
 # rows per forward-pass chunk are chosen so one chunk of the widest layer stays ~32 MB
 _CHUNK_ELEMENTS = 1 << 22
@@ -140,6 +143,36 @@ class DenseLayer:
         return {"weights": self.weights.tolist(), "bias": self.bias.tolist()}
 
 
+def _short(v, n: int = 60) -> str:
+    text = repr(v)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _check_layer_doc(layer, i: int, where: str) -> None:
+    """A saved layer: exactly {"weights": non-empty rows of JSON numbers, "bias": numbers}."""
+    loc = f"{where}layers[{i}]"
+    if not isinstance(layer, dict):
+        raise InvalidNetworkError(f"{loc} must be an object {{'weights': ..., 'bias': ...}}, got "
+                                  f"{type(layer).__name__}")
+    keys = set(layer)
+    if keys != {"weights", "bias"}:
+        raise InvalidNetworkError(f"{loc} must have exactly the fields 'weights' and 'bias', got "
+                                  f"{sorted(str(k) for k in keys)}")
+    rows, bias = layer["weights"], layer["bias"]
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+        raise InvalidNetworkError(f"{loc}.weights must be a non-empty list of rows (lists)")
+    if not isinstance(bias, list):
+        raise InvalidNetworkError(f"{loc}.bias must be a list of numbers")
+    for j, row in enumerate(rows):
+        for v in row:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise InvalidNetworkError(f"{loc}.weights[{j}] holds {_short(v)}; weights must "
+                                          f"be JSON numbers")
+    for v in bias:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise InvalidNetworkError(f"{loc}.bias holds {_short(v)}; biases must be JSON numbers")
+
+
 def _as_layer(obj, index: int) -> DenseLayer:
     if isinstance(obj, DenseLayer):
         return obj
@@ -173,7 +206,7 @@ class SigmaNetwork:
     widths : tuple of int
         Hidden-layer widths (length ``depth - 1``).
     dims : tuple of int
-        (input_dim, *widths, 1).
+        ``(input_dim, *widths, 1)``.
 
     Raises
     ------
@@ -350,38 +383,53 @@ class SigmaNetwork:
                 "dims": list(self.dims), "layers": [layer.to_dict() for layer in self.layers]}
 
     @classmethod
-    def from_dict(cls, data, *, source: str = "data") -> "SigmaNetwork":
+    def from_dict(cls, data, *, source: str = "data",
+                  max_params: int = MAX_NETWORK_PARAMS) -> "SigmaNetwork":
         """Rebuild a network from :meth:`to_dict` output, validating every field.
+
+        The header goes through :func:`circuits.utils.documents.check_header` (exact format,
+        integer version, no unknown fields); every layer must be ``{"weights": [[...]],
+        "bias": [...]}`` of JSON numbers, ``dims`` (optional) a list of ints matching the
+        layers, and the parameter count at most ``max_params``.
 
         >>> net = SigmaNetwork.random([3, 4, 1], seed=1)
         >>> SigmaNetwork.from_dict(net.to_dict()).equals(net)
         True
         """
-        if not isinstance(data, dict):
-            raise InvalidNetworkError(f"{source}: expected a JSON object with a SigmaNetwork, got "
-                                      f"{type(data).__name__}")
-        if data.get("format") != FORMAT:
-            raise InvalidNetworkError(f"{source}: 'format' must be {FORMAT!r}, got "
-                                      f"{data.get('format')!r}; is this a file written by "
-                                      f"SigmaNetwork.save?")
-        version = data.get("version")
-        if version != FORMAT_VERSION:
-            raise InvalidNetworkError(f"{source}: unsupported version {version!r}; this depthsep "
-                                      f"reads version {FORMAT_VERSION}")
-        for key in ("activation", "layers"):
-            if key not in data:
-                raise InvalidNetworkError(f"{source}: missing field {key!r}")
-        if not isinstance(data["layers"], list):
-            raise InvalidNetworkError(f"{source}: 'layers' must be a list of "
+        from circuits.utils.documents import check_header
+        where = f"{source}: "
+        check_header(data, format=FORMAT, version=FORMAT_VERSION, where=where,
+                     error=InvalidNetworkError, what="SigmaNetwork document",
+                     required=("activation", "layers"), optional=("dims", "metadata"))
+        act = data["activation"]
+        if not isinstance(act, str):
+            raise InvalidNetworkError(f"{where}'activation' must be a name (a string), got "
+                                      f"{type(act).__name__}")
+        layers = data["layers"]
+        if not isinstance(layers, list) or not layers:
+            raise InvalidNetworkError(f"{where}'layers' must be a non-empty list of "
                                       f"{{'weights', 'bias'}} objects")
+        total = 0
+        for i, layer in enumerate(layers):
+            _check_layer_doc(layer, i, where)
+            total += sum(len(row) for row in layer["weights"]) + len(layer["bias"])
+            if total > max_params:
+                raise InvalidNetworkError(f"{where}more than max_params={max_params:,} "
+                                          f"parameters; raise max_params if the file is trusted")
         try:
-            net = cls([_as_layer(layer, i) for i, layer in enumerate(data["layers"])],
-                      activation=data["activation"])
+            net = cls([_as_layer(layer, i) for i, layer in enumerate(layers)], activation=act)
         except (InvalidNetworkError, TypeError) as exc:
-            raise InvalidNetworkError(f"{source}: {exc}") from None
-        if "dims" in data and list(data["dims"]) != list(net.dims):
-            raise InvalidNetworkError(f"{source}: recorded dims {data['dims']} disagree with the "
-                                      f"layers' shapes {list(net.dims)}; the file is inconsistent")
+            raise InvalidNetworkError(f"{where}{exc}") from None
+        if "dims" in data:
+            dims = data["dims"]
+            if (not isinstance(dims, list)
+                    or not all(type(v) is int for v in dims)):
+                raise InvalidNetworkError(f"{where}'dims' must be a list of integers, got "
+                                          f"{_short(dims)}")
+            if dims != list(net.dims):
+                raise InvalidNetworkError(f"{where}recorded dims {_short(dims)} disagree with "
+                                          f"the layers' shapes {list(net.dims)}; the file is "
+                                          f"inconsistent")
         return net
 
     def save(self, path) -> Path:
@@ -389,16 +437,22 @@ class SigmaNetwork:
         return write_json_atomic(path, self.to_dict())
 
     @classmethod
-    def load(cls, path) -> "SigmaNetwork":
-        """Read a network written by :meth:`save` (clear errors on malformed files)."""
+    def load(cls, path, *, max_bytes: int = MAX_NETWORK_BYTES,
+             max_params: int = MAX_NETWORK_PARAMS) -> "SigmaNetwork":
+        """Read a network written by :meth:`save`, validating everything.
+
+        Uses the shared document loader :func:`circuits.utils.documents.read_document` (size
+        checked before reading, nesting and value count before parsing), then
+        :meth:`from_dict`.  Every problem raises :class:`InvalidNetworkError` naming the file;
+        a missing file raises ``FileNotFoundError``.
+        """
+        from circuits.utils.documents import read_document
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"no network file at {path}")
-        try:
-            data = read_json(path)
-        except ValueError as exc:
-            raise InvalidNetworkError(str(exc)) from None
-        return cls.from_dict(data, source=str(path))
+        data = read_document(path, error=InvalidNetworkError, max_bytes=max_bytes,
+                             max_values=int(max_params) + 4096)
+        return cls.from_dict(data, source=str(path), max_params=max_params)
 
     @classmethod
     def random(cls, dims, activation="relu", *, seed=0, scale=None,
@@ -420,20 +474,66 @@ class SigmaNetwork:
         """
         return random_network(dims, activation, seed=seed, scale=scale, bias_scale=bias_scale)
 
+    # ----- interop (networks.interop) ---------------------------------------------------------
+    @classmethod
+    def from_state_dict(cls, state, activation="relu", *, transpose: bool = False,
+                        layers=None) -> "SigmaNetwork":
+        """A network from a mapping ``name -> array`` (torch state_dict, npz, safetensors).
+
+        See :func:`networks.interop.from_state_dict` for the key conventions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> SigmaNetwork.from_state_dict({"0.weight": np.ones((2, 3)), "1.weight": np.ones((1, 2))}).dims
+        (3, 2, 1)
+        """
+        from networks.interop import from_state_dict
+
+        return from_state_dict(state, activation, transpose=transpose, layers=layers)
+
+    def to_state_dict(self) -> dict:
+        """The weights as ``{"0.weight", "0.bias", "2.weight", ...}`` arrays (torch's keys)."""
+        from networks.interop import to_state_dict
+
+        return to_state_dict(self)
+
+    @classmethod
+    def from_torch(cls, module) -> "SigmaNetwork":
+        """A network from a ``torch.nn.Sequential`` of Linear layers and one activation type.
+
+        See :func:`networks.interop.from_torch` (needs the ``torch`` extra).
+        """
+        from networks.interop import from_torch
+
+        return from_torch(module)
+
+    def to_torch(self, *, dtype=None):
+        """The same function as a ``torch.nn.Sequential`` (float64 by default).
+
+        See :func:`networks.interop.to_torch` (needs the ``torch`` extra).
+        """
+        from networks.interop import to_torch
+
+        return to_torch(self, dtype=dtype)
+
 
 def random_network(dims, activation="relu", *, seed=0, scale=None,
                    bias_scale: float = 0.0) -> SigmaNetwork:
     """Function form of :meth:`SigmaNetwork.random`."""
-    try:
-        dims = [int(v) for v in dims]
-    except (TypeError, ValueError):
-        raise TypeError(f"dims must be a sequence of ints like [d, width, 1], got {dims!r}") from None
+    from circuits.utils.validation import check_int
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"dims must be a sequence of ints like [d, width, 1], got {dims!r}")
+    dims = [check_int(v, name=f"dims[{i}]", what="a layer size") for i, v in enumerate(dims)]
     if len(dims) < 2 or dims[-1] != 1 or min(dims) < 1:
         raise InvalidNetworkError(f"dims must be [input_dim, width_1, ..., 1] with positive sizes "
                                   f"and output 1, got {dims}")
     act = get_activation(activation)
     if scale is None:
         scale = math.sqrt(2.0) if act.name in ("relu", "softplus") else 1.0
+    for value, label in ((scale, "scale"), (bias_scale, "bias_scale")):
+        if isinstance(value, (bool, np.bool_, str, bytes)):
+            raise TypeError(f"{label} must be a real number, got {type(value).__name__} {value!r}")
     scale = float(scale)
     bias_scale = float(bias_scale)
     if not (math.isfinite(scale) and scale > 0 and math.isfinite(bias_scale) and bias_scale >= 0):

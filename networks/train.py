@@ -58,11 +58,28 @@ class TrainResult:
         return {"network": self.network.to_dict(), "history": self.history}
 
 
+def _as_float_array(values, name: str, shape: str) -> np.ndarray:
+    """``values`` as a C-contiguous float64 array, or an error naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers of shape {shape}, got "
+                        f"{type(values).__name__} {values[:20]!r}")
+    try:
+        arr = np.asarray(values)
+        if arr.dtype == object or arr.dtype.kind in "USV":
+            raise TypeError
+        return np.ascontiguousarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers of shape {shape}, got "
+                        f"{type(values).__name__} that numpy reads as "
+                        f"{getattr(locals().get('arr'), 'dtype', 'no number array')}; convert it "
+                        f"with np.asarray({name}, dtype=float)") from None
+
+
 def _check_data(network: SigmaNetwork, X, y):
     if not isinstance(network, SigmaNetwork):
         raise TypeError(f"network must be a SigmaNetwork, got {type(network).__name__}")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    X = _as_float_array(X, "X", f"(n_points, {network.input_dim})")
+    y = _as_float_array(y, "y", "(n_points,)")
     if X.ndim != 2 or X.shape[1] != network.input_dim:
         raise InvalidNetworkError(f"X must have shape (n_points, {network.input_dim}) to match the "
                                   f"network's input_dim, got {X.shape}")

@@ -498,7 +498,7 @@ def _without_strongest_output_unit(c):
 
 
 def _ball_and_sphere(d, seed):
-    return np.vstack([cs.random_ball(2000, d, seed=seed), cs.random_sphere(500, d, seed=seed + 1)])
+    return np.vstack([uniform_ball(2000, d, seed=seed), uniform_sphere(500, d, seed=seed + 1)])
 
 
 _BOUNDED = {

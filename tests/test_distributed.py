@@ -238,3 +238,123 @@ def test_worker_killed_mid_run_still_exact(client, tmp_path, monkeypatch):
     pid = int(marker.read_text().split()[0])
     assert pid != os.getpid()
     assert pid not in client.run(os.getpid).values()   # that process is gone for good
+
+
+# ------------------------------------------------------------------ losing the cluster
+
+def _slow_squares(start, stop):
+    import time
+    time.sleep(0.1)
+    return sum(k * k + 1 for k in range(start, stop))
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Cluster:
+    """A scheduler and one nanny-less worker as separate processes, so either can be killed."""
+
+    def __init__(self, tmp_path):
+        import subprocess
+        import sys
+        import time
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(here), here]))
+        log = open(tmp_path / "cluster.log", "w")
+        self.scheduler = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", str(self.port), "--no-dashboard"], stdout=log, stderr=log, env=env)
+        self.worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--no-nanny",
+             "--nthreads", "1", "--no-dashboard"], stdout=log, stderr=log, env=env)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client = distributed.Client(self.address, timeout=5, set_as_default=False)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        self.client.wait_for_workers(1, timeout=60)
+
+    def kill_later(self, proc, delay):
+        import threading
+        threading.Timer(delay, proc.kill).start()
+
+    def close(self):
+        for p in (self.worker, self.scheduler):
+            p.kill()
+            p.wait()
+        try:
+            self.client.close(timeout=2)
+        except Exception:
+            pass
+
+
+def test_losing_the_scheduler_is_a_clear_error_never_a_partial_result(tmp_path):
+    import time
+    cl = _Cluster(tmp_path)
+    try:
+        cl.kill_later(cl.scheduler, 2.0)
+        t = time.monotonic()
+        with pytest.raises(parallel.ClusterLostError) as info:
+            run_chunks(_slow_squares, 100_000, combine=_add, initial=0, client=cl.client,
+                       chunk_size=500, timeout=10)       # 200 chunks of 0.1 s on one thread
+        assert time.monotonic() - t < 60
+    finally:
+        cl.close()
+    err = info.value
+    msg = str(err)
+    assert "scheduler" in msg and "no partial result" in msg
+    assert err.total == 200 and 0 <= err.done < 200 and f"{err.done} of 200" in msg
+
+
+def test_losing_every_worker_times_out_with_a_clear_error(tmp_path):
+    import time
+    cl = _Cluster(tmp_path)
+    try:
+        cl.kill_later(cl.worker, 3.0)
+        t = time.monotonic()
+        with pytest.raises(parallel.ClusterLostError, match=r"no Dask worker .*timeout=3") as info:
+            run_chunks(_slow_squares, 100_000, combine=_add, initial=0, client=cl.client,
+                       chunk_size=500, timeout=3)
+        waited = time.monotonic() - t
+    finally:
+        cl.close()
+    assert waited < 40
+    assert 0 <= info.value.done < 200 and info.value.total == 200
+
+
+def test_a_cancelled_chunk_is_never_folded_as_a_result(client):
+    # someone else cancels the run's tasks: the fold must stop with an error naming the chunk,
+    # not pass FutureCancelledError objects to combine as if they were results
+    import threading
+    folded = []
+
+    def combine(acc, part):
+        folded.append(part)
+        assert isinstance(part, int), f"combine got {type(part).__name__}"
+        return acc + part
+
+    def cancel_soon():
+        import time
+        deadline = time.monotonic() + 60
+        keys = []
+        while not keys and time.monotonic() < deadline:   # wait until the run has submitted
+            time.sleep(0.2)
+            keys = [k for k in list(client.futures) if str(k).startswith("depthsep-chunk-")]
+        time.sleep(0.5)
+        client.cancel([distributed.Future(k, client) for k in keys], force=True)
+
+    threading.Thread(target=cancel_soon, daemon=True).start()
+    with pytest.raises(parallel.ClusterLostError, match="cancelled"):
+        run_chunks(_slow_squares, 40_000, combine=combine, initial=0, client=client,
+                   chunk_size=500, timeout=10)
+    assert all(isinstance(p, int) for p in folded)

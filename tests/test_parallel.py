@@ -124,14 +124,22 @@ def test_progress_chunks_a_serial_run(capsys):
     n = 5 * parallel.MIN_CHUNK_SIZE + 3
     fn.value = lambda k: 1
     assert run_chunks(fn, n, combine=_add, initial=0, progress=True, desc="ones") == n
-    assert len(fn.calls) == 6   # at least MIN_CHUNK_SIZE per chunk, so the bar has 6 steps
+    # time-bounded slices tile the range once; the bar counts points (with an ETA)
+    assert fn.calls[0][0] == 0 and fn.calls[-1][1] == n and len(fn.calls) > 1
+    assert all(a[1] == b[0] for a, b in zip(fn.calls, fn.calls[1:]))
+    assert "ones" in capsys.readouterr().err
 
 
 def test_default_chunking_on_executors_balances_work():
     fn = _Record(value=lambda k: 1)
     n = 3 * parallel.MIN_CHUNK_SIZE * parallel.CHUNKS_PER_THREAD * parallel.usable_cpus()
     assert run_chunks(fn, n, combine=_add, initial=0, executor="threads") == n
-    assert len(fn.calls) == parallel.CHUNKS_PER_THREAD * parallel.usable_cpus()
+    n_chunks = parallel.CHUNKS_PER_THREAD * parallel.usable_cpus()
+    size = n // n_chunks
+    # each call (a time-bounded slice) lies inside one default chunk, and every chunk ran
+    assert all(s // size == (e - 1) // size for s, e in fn.calls)
+    assert {s // size for s, _ in fn.calls} == set(range(n_chunks))
+    assert sum(e - s for s, e in fn.calls) == n
 
 
 def test_completion_order_does_not_matter():

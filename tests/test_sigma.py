@@ -184,12 +184,23 @@ def test_json_round_trip_is_exact(tmp_path):
 @pytest.mark.parametrize("mutate, match", [
     (lambda d: d.update(format="other"), "'format' must be"),
     (lambda d: d.update(version=99), "unsupported version"),
-    (lambda d: d.pop("layers"), "missing field 'layers'"),
+    (lambda d: d.pop("layers"), "missing the field 'layers'"),
     (lambda d: d.update(activation="nope"), "choose one of"),
     (lambda d: d["layers"][0]["weights"][0].__setitem__(0, "nan"), "finite|real numbers"),
     (lambda d: d.update(dims=[1, 2, 1]), "disagree"),
-    (lambda d: d["layers"][0].pop("bias"), "without key"),
-    (lambda d: d.update(layers="x"), "must be a list"),
+    (lambda d: d["layers"][0].pop("bias"), "exactly the fields 'weights' and 'bias'"),
+    (lambda d: d.update(layers="x"), "'layers' must be a non-empty list"),
+    # issue 14 item 4: what the old loader accepted or let escape as TypeError/RecursionError
+    (lambda d: d.update(version=True), "'version' must be an integer"),
+    (lambda d: d.update(version=1.0), "'version' must be an integer"),
+    (lambda d: d.update(extra=1), "unknown field"),
+    (lambda d: d.update(dims=5), "'dims' must be a list of integers"),
+    (lambda d: d.update(dims=[3, 4.0, 1]), "'dims' must be a list of integers"),
+    (lambda d: d.update(activation=["relu"]), "'activation' must be a name"),
+    (lambda d: d["layers"][0].update(extra=[]), "exactly the fields"),
+    (lambda d: d["layers"][0]["weights"][0].__setitem__(0, True), "JSON numbers"),
+    (lambda d: d["layers"][0].update(weights=[[[1.0] * 3]] * 4), "JSON numbers"),
+    (lambda d: d.update(metadata=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]), "nested"),
 ])
 def test_bad_files(tmp_path, mutate, match):
     net = SigmaNetwork.random([3, 4, 1], seed=0)
@@ -247,3 +258,21 @@ def test_public_names():
                  "register_activation", "TrainResult"):
         assert name in networks.__all__ and hasattr(networks, name)
     assert get_activation("relu") is networks.ACTIVATIONS["relu"]
+
+
+def test_load_refuses_huge_and_deep_files_before_parsing(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:            # sparse: 200 MB on paper, nothing to parse
+        fh.truncate(200 << 20)
+    with pytest.raises(InvalidNetworkError, match="max_bytes"):
+        SigmaNetwork.load(big)
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "depthsep.SigmaNetwork", "version": 1, "metadata": '
+                    + "[" * 200000 + "]" * 200000 + "}")
+    with pytest.raises(InvalidNetworkError, match="nested 200001 deep"):
+        SigmaNetwork.load(deep)
+    many = tmp_path / "many.json"
+    many.write_text('{"format": "depthsep.SigmaNetwork", "version": 1, "metadata": ['
+                    + "0," * 5000 + "0]}")
+    with pytest.raises(InvalidNetworkError, match="JSON values"):
+        SigmaNetwork.load(many, max_params=100)

@@ -87,7 +87,7 @@ def test_rows_are_library_checks_and_no_experiment_imports_another():
                      for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
                      for a in node.names}
         others = {m for m in imported if m.startswith("experiments")}
-        allowed = {"experiments.separation"} if path.name == "theory_table.py" else set()
+        allowed = set()
         assert others <= allowed, f"{path.name} imports {others - allowed}"
 
 

@@ -78,6 +78,12 @@ class Bound:
         Lower bounds: ``quantity >= value``.  Upper bounds: ``|quantity| <= value``, decided
         as ``quantity^2 <= squared`` for rational quantities when ``squared`` is known.
         A bound with ``value is None`` is satisfied by everything.
+
+        Parameters
+        ----------
+        quantity : int, float or Fraction
+            The measured or claimed value to compare with the bound (a circuit size, a rank,
+            ...).
         """
         if self.value is None:
             return True
@@ -125,6 +131,15 @@ def maj_maj_bound(n: int, w_top: int, w_bot: int) -> Bound:
     s >= ceil((4^n - 1) / (W_top (2^{n+1} + 2 sqrt(2 n W_bot + 1) 2^{3n/2}))), where W_top and
     W_bot bound the absolute integer weights of the top and the bottom gates.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    w_top : int
+        Largest absolute top weight W_top.
+    w_bot : int
+        Largest absolute bottom weight W_bot.
+
     Examples
     --------
     >>> maj_maj_bound(16, 1, 17).value          # ip_depth2(16) would have 16 * 2^15 gates
@@ -145,6 +160,15 @@ def maj_thr_bound(n: int, w_top: int) -> Bound:
 
     s >= ceil((4^n - 1) / (W_top (2^{n+1} + 2 (n + 1) 2^{3n/2}))).
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    w_top : int
+        Largest absolute top weight W_top (bottom weights are arbitrary reals).
+
+    Examples
+    --------
     >>> maj_thr_bound(20, 1).value
     25
     """
@@ -162,6 +186,15 @@ def thr_maj_bound(n: int, w_bot: int) -> Bound:
     1 + s (2 n W_bot + 1) >= sign-rank(H) >= 2^{n/2}, so s >= ceil((2^{n/2} - 1)/(2 n W_bot + 1));
     the top gate's weights are arbitrary.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    w_bot : int
+        Largest absolute bottom weight W_bot (top weights are arbitrary).
+
+    Examples
+    --------
     >>> thr_maj_bound(20, 1).value
     25
     """
@@ -181,6 +214,13 @@ def thr_maj_bound(n: int, w_bot: int) -> Bound:
 def thr_thr_bound(n: int) -> Bound:
     """THR∘THR (arbitrary weights at both levels): no superpolynomial lower bound is known.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+
+    Examples
+    --------
     >>> thr_thr_bound(8).value is None
     True
     """
@@ -196,6 +236,15 @@ def parity_depth_bound(n_inputs: int, depth: int) -> Bound:
     gates >= (N/2)^{1/(2(D-1))} (Impagliazzo–Paturi–Saks); the value is the least integer g
     with 2 g^{2(D-1)} >= N.
 
+    Parameters
+    ----------
+    n_inputs : int
+        Number of inputs N.
+    depth : int
+        Circuit depth D >= 2 (gate layers, output included).
+
+    Examples
+    --------
     >>> parity_depth_bound(8, 2).value            # sqrt(4) = 2
     2
     >>> parity_depth_bound(9, 2).value            # sqrt(4.5) -> 3
@@ -222,6 +271,13 @@ def forster_sign_rank_bound(matrix, *, rtol: float = 1e-9) -> Bound:
     integer consistent with it, ceil(value (1 - rtol)), the relative slack absorbing the SVD's
     rounding (so that the Hadamard matrix gives exactly 2^{n/2} for even n).
 
+    Parameters
+    ----------
+    matrix : array_like
+        A ±1 matrix of shape (p, q).
+    rtol : float
+        Relative tolerance of the singular-value computation (pitfall 8 of THEORY §7).
+
     Examples
     --------
     >>> from circuits.analysis.communication import sign_matrix
@@ -246,6 +302,17 @@ def lindsey_bound(n: int, size_x: int, size_y: int) -> Bound:
 
     An upper bound; ``squared = |X| |Y| 2^n`` exactly.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    size_x : int
+        |X|, the number of rows of the rectangle.
+    size_y : int
+        |Y|, the number of columns.
+
+    Examples
+    --------
     >>> lindsey_bound(4, 16, 1).value               # a full column: 16 = sqrt(16 * 1 * 16)
     16.0
     """
@@ -262,6 +329,15 @@ def lindsey_bound(n: int, size_x: int, size_y: int) -> Bound:
 def gate_lemma_constant(n: int, K: int) -> Bound:
     """c_g = min(n + 1, sqrt(K)), K = min(#values of alpha, #values of beta) (§1.2).
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    K : int
+        min(#values of alpha, #values of beta) for the gate [alpha(x) + beta(y) >= t].
+
+    Examples
+    --------
     >>> gate_lemma_constant(4, 9).value, gate_lemma_constant(2, 100).value
     (3.0, 3.0)
     """
@@ -275,6 +351,15 @@ def gate_lemma_constant(n: int, K: int) -> Bound:
 def gate_lemma_bound(n: int, K: int) -> Bound:
     """|sum_{x,y} H g| <= c_g 2^{3n/2} for a gate g = [alpha(x) + beta(y) >= t] (§1.2).
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    K : int
+        min(#values of alpha, #values of beta) for the gate [alpha(x) + beta(y) >= t].
+
+    Examples
+    --------
     >>> b = gate_lemma_bound(2, 3); b.squared
     Fraction(192, 1)
     """
@@ -290,6 +375,17 @@ def advantage_bound(n: int, c=None, *, c_squared=None) -> Bound:
     Give ``c`` (a number) or ``c_squared`` (exact, e.g. K for c = sqrt(K)).  The check
     ``satisfied_by(adv)`` is exact for rational ``adv`` and rational ``c^2``.
 
+    Parameters
+    ----------
+    n : int
+        Bits per party (IP_n has N = 2n inputs).
+    c : float, optional
+        The gate-lemma constant c_g of §1.2.
+    c_squared : int or Fraction, optional
+        c² given exactly instead (e.g. K for c = sqrt(K)); give exactly one of c and c_squared.
+
+    Examples
+    --------
     >>> round(advantage_bound(2, 3).value, 6)      # (8 + 6 * 8) / 15
     3.733333
     """
@@ -357,6 +453,11 @@ def discriminator_check(circuit) -> DiscriminatorCheck:
     For each hidden gate g_i the exact advantage P_1(g_i) - P_0(g_i) is computed by
     :func:`circuits.analysis.spectral.gate_ip_correlation`; the weighted sum with the top weights v_i
     must be >= 1 if the circuit computes IP_n (HMPST Lemma 3.3).
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit
+        A depth-2 circuit on 2n inputs.
 
     Examples
     --------

@@ -104,6 +104,15 @@ def rectangle_sum(M, X, Y):
 
     ``X`` / ``Y`` are boolean masks or lists of distinct indices of rows / columns.
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    X : array_like of int or bool
+        Row set: indices into the rows of M, or a boolean mask.
+    Y : array_like of int or bool
+        Column set, likewise.
+
     Examples
     --------
     >>> H = sign_matrix("ip", 2)
@@ -134,6 +143,17 @@ def discrepancy(M, X, Y, *, exact: bool = False):
 
     ``exact=True`` returns a Fraction (integer matrices).
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    X : array_like of int or bool
+        Row set: indices into the rows of M, or a boolean mask.
+    Y : array_like of int or bool
+        Column set, likewise.
+    exact : bool
+        Return a Fraction (exact for integer matrices) instead of a float.
+
     Examples
     --------
     >>> H = sign_matrix("ip", 2)
@@ -153,6 +173,13 @@ def discrepancy(M, X, Y, *, exact: bool = False):
 def matrix_spectral_norm(M) -> float:
     """Largest singular value ||M||_2 (float64 LAPACK SVD; relative accuracy ~1e-15).
 
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+
+    Examples
+    --------
     >>> round(matrix_spectral_norm(sign_matrix("ip", 4)), 9)    # ||H_{2^n}|| = 2^(n/2)
     4.0
     """
@@ -166,6 +193,13 @@ def numerical_rank(M, rtol: float = 1e-9) -> int:
 
     The tolerance is *relative* to the largest singular value (default 1e-9); a zero matrix
     has rank 0.  Exact rank is not computable in floating point; this is the stated convention.
+
+    Parameters
+    ----------
+    M : array_like
+        A real p x q matrix (rows = Alice).
+    rtol : float
+        Singular values above rtol * sigma_max count (default 1e-9).
 
     Examples
     --------

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from circuits.utils.parallel import DEFAULT as _DEFAULT_LIMIT
 from circuits.analysis.spectral import _is_circuit
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import BooleanFunction, TruthTable, as_boolean_function
@@ -34,6 +35,7 @@ class Correlation(NamedTuple):
 
     @property
     def exact(self) -> Fraction:
+        """The correlation as an exact Fraction 1 - 2d/2^N."""
         return Fraction(self.agreements - self.disagreements, self.n_points)
 
 
@@ -51,7 +53,8 @@ def _n_inputs_of(f):
     return t.shape[0].bit_length() - 1
 
 
-def correlation(f, g, *, client=None, executor=None) -> float:
+def correlation(f, g, *, client=None, executor=None, max_seconds=_DEFAULT_LIMIT,
+                progress: bool = False) -> float:
     """Exact correlation E_{z uniform}[(-1)^f(z) (-1)^g(z)] = 1 - 2 d / 2^N, d = #{f != g}.
 
     Parameters
@@ -61,6 +64,13 @@ def correlation(f, g, *, client=None, executor=None) -> float:
         Must have the same number of inputs N.  When one of them is a circuit the count
         streams through :func:`circuits.count_disagreements` (no table, any N up to 62), and
         ``client`` / ``executor`` are forwarded to it (Dask or concurrent.futures).
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
+    max_seconds, progress
+        Also forwarded to :func:`circuits.count_disagreements`: the limit on the estimated run
+        time (default ``$DEPTHSEP_MAX_SECONDS`` or 600 s, ``None`` for none) and a progress bar.
 
     Returns
     -------
@@ -77,12 +87,31 @@ def correlation(f, g, *, client=None, executor=None) -> float:
     >>> correlation([0, 0, 0, 1], [0, 1, 0, 1])          # AND vs z0: agree on 3 of 4 points
     0.5
     """
-    return correlation_counts(f, g, client=client, executor=executor).value
+    return correlation_counts(f, g, client=client, executor=executor, max_seconds=max_seconds,
+                              progress=progress).value
 
 
-def correlation_counts(f, g, *, client=None, executor=None) -> Correlation:
+def correlation_counts(f, g, *, client=None, executor=None, max_seconds=_DEFAULT_LIMIT,
+                       progress: bool = False) -> Correlation:
     """:func:`correlation` with the integer counts it comes from: a :class:`Correlation`
     ``(value, agreements, disagreements, n_points)``; ``.exact`` is the Fraction.
+
+    Parameters
+    ----------
+    f : ThresholdCircuit, BooleanFunction, array_like or str
+        A circuit, a function object, a truth table or a name ("ip", "parity", ...).
+    g : ThresholdCircuit, BooleanFunction, array_like or str
+        The same kinds; f and g have the same number of inputs N.
+    client : dask.distributed.Client, optional
+        Spread the chunks over a Dask cluster (counts are added exactly).
+    executor : concurrent.futures.Executor, optional
+        Spread the chunks over an executor.
+    max_seconds : float or None
+        Limit on the estimated run time when a circuit is involved (default
+        ``$DEPTHSEP_MAX_SECONDS`` or 600 s, ``None`` for none); see
+        :func:`circuits.count_disagreements`.
+    progress : bool
+        Show a progress bar over points, with an ETA.
 
     Examples
     --------
@@ -105,7 +134,8 @@ def correlation_counts(f, g, *, client=None, executor=None) -> Correlation:
         if _is_circuit(g):
             from circuits.simulate import truth_table
             g = TruthTable(truth_table(g))
-        d = count_disagreements(f, g, client=client, executor=executor).count
+        d = count_disagreements(f, g, client=client, executor=executor,
+                                max_seconds=max_seconds, progress=progress).count
     else:
         tf = as_boolean_function(f, N).truth_table()
         tg = as_boolean_function(g, N).truth_table()
@@ -184,6 +214,13 @@ def gate_ip_correlation(weights, threshold) -> GateCorrelation:
     (:func:`circuits.count_ones`, :func:`circuits.count_disagreements`; n <= 16).  Real (non-integer)
     weights are accepted too: the gate is then [alpha(x) + beta(y) >= t] with alpha, beta
     evaluated in float64 over {0,1}^n (n <= 12), which defines the gate being analysed.
+
+    Parameters
+    ----------
+    weights : array_like of int
+        The gate's 2n integer weights (x first, then y).
+    threshold : int
+        The gate's threshold t; the gate fires iff w . z >= t.
 
     Returns
     -------

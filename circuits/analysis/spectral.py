@@ -118,6 +118,7 @@ class WalshSpectrum:
 
     @property
     def total_influence_exact(self) -> Fraction:
+        """Total influence as an exact Fraction (sum_u |u| W(u)^2 / 4^N)."""
         return Fraction(sum(k * s for k, s in enumerate(self.level_sums)), 1 << (2 * self.n_inputs))
 
     def influences(self) -> np.ndarray:
@@ -135,6 +136,11 @@ class WalshSpectrum:
 
         NS_delta = 1/2 - 1/2 sum_k (1 - 2 delta)^k W^k.  A ``Fraction`` (or int) delta gives an
         exact ``Fraction``; a float delta gives a float.
+
+        Parameters
+        ----------
+        delta : float
+            Flip probability, 0 <= delta <= 1.
         """
         if isinstance(delta, bool) or not isinstance(delta, Real):
             raise TypeError(f"delta must be a real number in [0, 1], got {type(delta).__name__}")
@@ -160,6 +166,15 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     Computes W_F = H (-1)^f once (int32 transform, exact for N <= 30) and the exact level sums,
     Fourier L1 norm and degree in one pass.
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
     Examples
     --------
     >>> from circuits.functions import InnerProductMod2
@@ -175,12 +190,25 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     walsh.setflags(write=False)
     if N > 31:
         raise DimensionError(f"walsh_spectrum needs N <= 31 (exact int64 level sums), got N = {N}")
-    levels, l1, deg = _ks._spectrum_stats(walsh, N)
+    from circuits.utils.parallel import deferred_sigint
+    with deferred_sigint():      # a tuple of arrays must not be boxed under a pending Ctrl-C
+        levels, l1, deg = _ks._spectrum_stats(walsh, N)
     return WalshSpectrum(N, walsh, tuple(int(x) for x in levels), int(l1), int(deg))
 
 
 def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = False) -> np.ndarray:
     """Walsh values W_F(u) of F = (-1)^f (exact int64), or F^(u) = W_F(u)/2^N with ``normalized``.
+
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    normalized : bool
+        Return F^(u) = W_F(u) / 2^N (float64) instead of the int64 Walsh values.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
 
     Examples
     --------
@@ -201,6 +229,17 @@ def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = Fal
 def degree(f, *, allow_large: bool = False) -> int:
     """Fourier degree: the largest |u| with F^(u) != 0.
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import Parity, Majority
     >>> degree(Parity(5)), degree(Majority(3))
     (5, 3)
@@ -211,6 +250,17 @@ def degree(f, *, allow_large: bool = False) -> int:
 def spectral_norm(f, *, allow_large: bool = False) -> float:
     """Fourier L1 norm sum_u |F^(u)| (1 for characters, 2^(N/2) for bent functions).
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import InnerProductMod2
     >>> spectral_norm(InnerProductMod2(3))
     8.0
@@ -223,6 +273,15 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
 
     Returned as float64 (count / 2^N, exact).  Equals sum_{u_i = 1} F^(u)^2
     (:meth:`WalshSpectrum.influences`), which the tests check.
+
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
 
     Examples
     --------
@@ -242,6 +301,17 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
 def total_influence(f, *, allow_large: bool = False) -> float:
     """Total influence I(f) = sum_i Inf_i(f) = sum_u |u| F^(u)^2 (exact dyadic value).
 
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
+
+    Examples
+    --------
     >>> from circuits.functions import Parity
     >>> total_influence(Parity(4))
     4.0
@@ -254,6 +324,17 @@ def noise_sensitivity(f, delta, *, allow_large: bool = False):
 
     Computed from the exact level weights: NS = 1/2 - 1/2 sum_k (1 - 2 delta)^k W^k.
     A ``Fraction`` delta gives an exact Fraction.
+
+    Parameters
+    ----------
+    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+        circuit.
+    delta : float
+        Flip probability, 0 <= delta <= 1.
+    allow_large : bool
+        Allow materialising more than 2^24 values (default False: refuse, with a message giving
+        the memory estimate).
 
     Examples
     --------

@@ -104,6 +104,7 @@ class ThresholdTest:
         return ThresholdFunction(self.weights, self.threshold)
 
     def to_dict(self) -> dict:
+        """JSON-ready dict of the test result and its certificate."""
         d = {"is_threshold": bool(self.is_threshold), "n_inputs": int(self.n_inputs),
              "weights": None if self.weights is None else [int(v) for v in self.weights],
              "threshold": None if self.threshold is None else int(self.threshold)}
@@ -241,6 +242,11 @@ def chow_parameters(truth_table) -> np.ndarray:
     unnormalised Walsh coefficients at the empty set and the singletons.  By Chow's theorem a
     threshold function is the only Boolean function with its Chow parameters.
 
+    Parameters
+    ----------
+    truth_table : array_like
+        0/1 truth table of length 2^N in cube order.
+
     Examples
     --------
     >>> chow_parameters([0, 0, 0, 1]).tolist()          # AND: F = (1, 1, 1, -1)
@@ -261,6 +267,11 @@ def threshold_gate(truth_table) -> ThresholdCircuit:
 
     Its ``layers[0]`` (a one-row :class:`~circuits.threshold.ThresholdLayer`) or
     ``(weights, threshold)`` can be inserted directly into a larger circuit.
+
+    Parameters
+    ----------
+    truth_table : array_like
+        0/1 truth table of length 2^N in cube order.
 
     Raises
     ------

@@ -83,6 +83,15 @@ def all_threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
     the sign of each negative weight), so we decide each monotone function exactly
     (:func:`is_threshold_function`) and close the positive ones under input negations.
 
+    Parameters
+    ----------
+    n : int
+        Number of inputs, 0 <= n <= 5.
+    progress : bool
+        Show a progress bar (stderr; off by default).
+
+    Examples
+    --------
     >>> all_threshold_functions(2).shape
     (14, 4)
     """
@@ -107,6 +116,8 @@ def all_threshold_functions(n: int, *, progress: bool = False) -> np.ndarray:
 def count_threshold_functions(n: int, *, method: str = "monotone", progress: bool = False) -> int:
     """Number of threshold functions of ``n`` inputs (OEIS A000609: 2, 4, 14, 104, 1882, 94572).
 
+    Every decision is certified exactly (integer weights or a summability certificate).
+
     Parameters
     ----------
     n : int
@@ -118,8 +129,6 @@ def count_threshold_functions(n: int, *, method: str = "monotone", progress: boo
         an independent cross-check.
     progress : bool
         Show a progress bar.
-
-    Every decision is certified exactly (integer weights or a summability certificate).
 
     Examples
     --------

@@ -8,7 +8,8 @@ Wrong *types* stay plain ``TypeError``.
 from __future__ import annotations
 
 __all__ = ["DepthsepError", "InvalidArgumentError", "InvalidCircuitError", "InvalidNetworkError",
-           "DimensionError", "ReductionError", "MissingDependencyError"]
+           "DimensionError", "ReductionError", "MissingDependencyError", "RunTooLongError",
+           "ClusterLostError"]
 
 
 class DepthsepError(Exception):
@@ -47,3 +48,33 @@ class InvalidNetworkError(InvalidCircuitError):
     chaining, non-finite numbers), so ``except InvalidCircuitError``, ``except DepthsepError`` and
     ``except ValueError`` all catch it.
     """
+
+
+class RunTooLongError(DepthsepError, RuntimeError):
+    """An exhaustive run whose measured time estimate exceeds the limit (``max_seconds``).
+
+    Raised after a short calibration on the actual work, before the bulk of it starts.  Carries
+    the figures: ``estimate_seconds``, ``max_seconds``, ``n_items`` and ``rate`` (items per
+    second measured); the message lists the ways forward (a Dask cluster, a larger
+    ``max_seconds`` or ``max_seconds=None``, the ``DEPTHSEP_MAX_SECONDS`` environment variable).
+    """
+
+    def __init__(self, message, *, estimate_seconds=None, max_seconds=None, n_items=None,
+                 rate=None):
+        super().__init__(message)
+        self.estimate_seconds = estimate_seconds
+        self.max_seconds = max_seconds
+        self.n_items = n_items
+        self.rate = rate
+
+
+class ClusterLostError(DepthsepError, RuntimeError):
+    """The Dask scheduler or every worker was lost mid-run; no partial result is returned.
+
+    ``done`` and ``total`` say how far the run got (chunks folded / chunks submitted).
+    """
+
+    def __init__(self, message, *, done=None, total=None):
+        super().__init__(message)
+        self.done = done
+        self.total = total

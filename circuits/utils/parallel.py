@@ -49,13 +49,17 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable
 
-from circuits.utils.errors import DepthsepError, MissingDependencyError
+from circuits.utils.errors import (ClusterLostError, MissingDependencyError,
+                                   RunTooLongError)
 from circuits.utils.progress import progress_bar
 from circuits.utils.validation import check_int
 
 __all__ = ["run_chunks", "chunk_bounds", "combine_count_first", "require_distributed",
            "usable_cpus", "MissingDependencyError", "COUNT_FIRST_IDENTITY", "MIN_CHUNK_SIZE",
-           "CHUNKS_PER_THREAD"]
+           "CHUNKS_PER_THREAD", "DEFAULT_MAX_SECONDS", "MAX_SECONDS_ENV", "SLICE_SECONDS",
+           "resolve_max_seconds", "format_seconds", "numba_threading_layer", "deferred_sigint",
+           "RunTooLongError",
+           "ClusterLostError"]
 
 #: Smallest default chunk (points); below this, per-task overhead dominates a numba kernel call.
 MIN_CHUNK_SIZE = 1 << 16
@@ -196,20 +200,289 @@ def _check_numba_threads(numba_threads):
     return _check_count(numba_threads, "numba_threads", 1)
 
 
+# ---------------------------------------------------------------------------- time limits
+
+#: Default limit (seconds) on the *estimated* time of a local run; ``DEPTHSEP_MAX_SECONDS``
+#: overrides it (a number, or ``none`` for no limit), ``max_seconds=`` overrides both.
+DEFAULT_MAX_SECONDS = 600.0
+MAX_SECONDS_ENV = "DEPTHSEP_MAX_SECONDS"
+#: Target wall time of one slice: a Ctrl-C (or a cancelled run) is honoured within about this.
+SLICE_SECONDS = 0.15
+#: A slice at least this long measures the rate used for the time estimate.
+_CALIBRATION_SECONDS = 0.04
+#: Items in the first slice of a run (grown or shrunk from measured times afterwards).
+_FIRST_SLICE = 1 << 10
+#: Slices above this many items are rounded to a multiple of it (the cube kernels' tile size).
+_SLICE_ALIGN = 1 << 12
+
+
+class _Default:
+    def __repr__(self):
+        return "<default>"
+
+
+#: Sentinel for "use the default (environment variable, else DEFAULT_MAX_SECONDS)".
+DEFAULT = _Default()
+
+
+def resolve_max_seconds(max_seconds=DEFAULT) -> "float | None":
+    """The time limit in force: ``max_seconds`` if given, else ``$DEPTHSEP_MAX_SECONDS``, else
+    :data:`DEFAULT_MAX_SECONDS`.  ``None`` (or the variable set to ``none``) means no limit.
+
+    >>> resolve_max_seconds(30)
+    30.0
+    >>> resolve_max_seconds(None) is None
+    True
+    """
+    from circuits.utils.validation import check_real
+    if max_seconds is DEFAULT:
+        env = os.environ.get(MAX_SECONDS_ENV, "").strip()
+        if not env:
+            return DEFAULT_MAX_SECONDS
+        if env.lower() in ("none", "inf", "off"):
+            return None
+        try:
+            value = float(env)
+        except ValueError:
+            from circuits.utils.errors import InvalidArgumentError
+            raise InvalidArgumentError(f"{MAX_SECONDS_ENV}={env!r} is not a number of seconds; "
+                                       f"set it to e.g. 3600, or to 'none' for no limit") from None
+        return check_real(value, name=MAX_SECONDS_ENV, minimum=0, what="seconds")
+    return check_real(max_seconds, name="max_seconds", minimum=0, allow_none=True, allow_inf=True,
+                      what="the limit on the estimated run time, in seconds")
+
+
+def format_seconds(t: float) -> str:
+    """A duration for humans: ``'0.4 s'``, ``'12 min'``, ``'3.1 h'``, ``'46 years'``.
+
+    >>> [format_seconds(x) for x in (0.42, 95, 7200, 86400 * 400)]
+    ['0.42 s', '1.6 min', '2 h', '1.1 years']
+    """
+    t = float(t)
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if t >= size * (1 if unit != "min" else 1.5):
+            return f"{t / size:.2g} {unit}"
+    return f"{t:.2g} s"
+
+
+class _Meter:
+    """Shared state of one run: items done, the calibrated rate, a cancel flag and the verdict.
+
+    Slices report ``(items, seconds)``; the first slice of each thread is skipped (it may
+    include JIT compilation).  Once a slice of at least ``_CALIBRATION_SECONDS`` has run, the
+    rate of the whole run is estimated as ``workers * items/second`` of that slice, and a run
+    whose estimate exceeds ``max_seconds`` is refused (``error`` is set and the run cancelled).
+    """
+
+    def __init__(self, n_items, max_seconds, workers, desc, max_slice=None):
+        import threading
+        import time
+        self.n_items = n_items
+        self.max_seconds = max_seconds
+        self.workers = max(1, workers)
+        self.desc = desc
+        self.max_slice = max_slice
+        self.lock = threading.Lock()
+        self.cancel = threading.Event()
+        self.t0 = time.perf_counter()
+        self.done = 0
+        self.size = _FIRST_SLICE
+        self.estimate = None        # (seconds, rate) once calibrated
+        self.error = None
+
+    def next_size(self, size: int, dt: float) -> int:
+        factor = 16.0 if dt < 1e-4 else min(16.0, max(0.25, SLICE_SECONDS / dt))
+        new = max(1, int(size * factor))
+        if new > _SLICE_ALIGN:
+            new -= new % _SLICE_ALIGN
+        if self.max_slice is not None:
+            new = min(new, self.max_slice)
+        return new
+
+    def record(self, items: int, dt: float, warm: bool) -> None:
+        import time
+        with self.lock:
+            self.done += items
+            if self.estimate is not None or not warm or dt < _CALIBRATION_SECONDS:
+                return
+            rate = self.workers * items / dt
+            elapsed = time.perf_counter() - self.t0
+            total = elapsed + (self.n_items - self.done) / rate
+            self.estimate = (total, rate)
+            if self.max_seconds is not None and total > self.max_seconds:
+                from circuits.utils.errors import RunTooLongError
+                what = self.desc or f"this run over {self.n_items:,} items"
+                self.error = RunTooLongError(
+                    f"{what} would take about "
+                    f"{format_seconds(total)} here (measured {rate:.3g} items/s after "
+                    f"{elapsed:.2f} s), above the limit max_seconds={self.max_seconds:g}. "
+                    f"Ways forward: spread it over a Dask cluster (client=...), pass a larger "
+                    f"max_seconds= (or max_seconds=None to run it anyway), or set the "
+                    f"environment variable {MAX_SECONDS_ENV}; a smaller instance may answer "
+                    f"the question too",
+                    estimate_seconds=total, max_seconds=self.max_seconds, n_items=self.n_items,
+                    rate=rate)
+                self.cancel.set()
+
+
+class _Cancelled(Exception):
+    """Raised inside a worker thread when its run was cancelled (never escapes run_chunks)."""
+
+
+@contextmanager
+def _deferred_sigint():
+    """In the main thread, hold a SIGINT that arrives during the body until the body returns.
+
+    numba-compiled functions run without the GIL; a Ctrl-C that arrives meanwhile is handled by
+    Python when the function re-enters the interpreter to box its return value.  numba's boxing
+    of a tuple of arrays does not check for the KeyboardInterrupt raised there and hands back a
+    tuple with a NULL slot, which segfaults as soon as it is unpacked (exit 139).  Deferring the
+    signal to the end of the call makes the return value whole, then raises KeyboardInterrupt.
+    Outside the main thread (where Python never runs signal handlers) this does nothing.
+    """
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):   # SIG_IGN / SIG_DFL: nothing of Python's runs, nothing to defer
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        previous(signal.SIGINT, caught[0])
+
+
+#: Public name: wrap a call of a numba function that returns a tuple of arrays
+#: (``with deferred_sigint(): a, b = kernel(...)``) so a Ctrl-C cannot corrupt its result.
+deferred_sigint = _deferred_sigint
+
+
+def _run_sliced(fn, start, stop, combine, initial, meter, guard):
+    """Fold ``fn`` over [start, stop) in slices of about SLICE_SECONDS, checking for cancellation
+    (and, in the main thread, for Ctrl-C) between slices."""
+    import time
+    acc = initial
+    s = start
+    size = meter.size
+    warm = False
+    while s < stop:
+        if meter.cancel.is_set():
+            raise _Cancelled
+        e = min(stop, s + size)
+        t = time.perf_counter()
+        with guard, _deferred_sigint():
+            part = fn(s, e)
+        dt = time.perf_counter() - t
+        acc = combine(acc, part)
+        meter.record(e - s, dt, warm)
+        if meter.error is not None:
+            raise _Cancelled
+        warm = True
+        size = meter.size = meter.next_size(e - s, dt)
+        s = e
+    return acc
+
+
+class _SlicedCall:
+    """``(start, stop) -> fold of fn over slices`` for a thread pool (shares the run's meter)."""
+
+    def __init__(self, fn, threads, combine, initial, meter, guard):
+        self.fn, self.threads, self.combine, self.initial = fn, threads, combine, initial
+        self.meter, self.guard = meter, guard
+
+    def __call__(self, start, stop):
+        with _numba_threads(self.threads):
+            return _run_sliced(self.fn, start, stop, self.combine, self.initial, self.meter,
+                               self.guard)
+
+
+# ---------------------------------------------------------------------------- threading layer
+
+_LAYER = None
+
+
+def numba_threading_layer() -> str:
+    """The numba threading layer in use (``'omp'``, ``'tbb'`` or ``'workqueue'``).
+
+    numba picks it when the first parallel kernel runs; this runs a tiny one if none has.
+    """
+    global _LAYER
+    if _LAYER is None:
+        import numba
+        try:
+            _LAYER = numba.threading_layer()
+        except ValueError:
+            from circuits import _kernels
+            _kernels._parallel_probe(4)
+            _LAYER = numba.threading_layer()
+    return _LAYER
+
+
+class _NoGuard:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_GUARD = _NoGuard()
+_WORKQUEUE_LOCK = None
+
+
+def _parallel_guard():
+    """A lock serialising chunk calls when numba's ``workqueue`` layer is in use.
+
+    The workqueue layer aborts the whole process (exit 134) when two threads launch parallel
+    kernels at the same time; omp and tbb allow it.  Under workqueue every chunk run from a
+    thread pool or a multi-threaded Dask worker takes this lock first.
+    """
+    global _WORKQUEUE_LOCK
+    if numba_threading_layer() != "workqueue":
+        return _NO_GUARD
+    if _WORKQUEUE_LOCK is None:
+        import threading
+        _WORKQUEUE_LOCK = threading.Lock()
+    return _WORKQUEUE_LOCK
+
+
+_WARNED_WORKQUEUE = False
+
+
+def _warn_workqueue():
+    global _WARNED_WORKQUEUE
+    if not _WARNED_WORKQUEUE:
+        import warnings
+        warnings.warn("numba runs on its 'workqueue' threading layer, which aborts the process "
+                      "when several threads launch parallel kernels at once; executor='threads' "
+                      "therefore runs its chunks one at a time, each on all numba threads.  "
+                      "Install tbb (pip install tbb) or an OpenMP runtime for concurrent "
+                      "chunks", RuntimeWarning, stacklevel=4)
+        _WARNED_WORKQUEUE = True
+
+
 # ---------------------------------------------------------------------------- public runner
 
 def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable[[Any, Any], Any],
                initial: Any, executor=None, client=None, chunk_size: int | None = None,
                progress: bool = False, desc: str | None = None, retries: int = 2,
-               numba_threads="auto"):
+               numba_threads="auto", max_seconds=DEFAULT, timeout: "float | None" = 120.0):
     """Fold ``combine`` over ``fn(start, stop)`` for chunks covering ``[0, n_items)``.
 
     Parameters
     ----------
     fn : callable ``(start, stop) -> partial``
         Must be a pure function of the range (same answer whenever and wherever it is called:
-        chunks may be recomputed after a failure).  For process pools and Dask it must be
-        picklable: a module-level function or an instance of a module-level class, not a lambda.
+        chunks may be recomputed after a failure, and locally a chunk is cut into slices).
+        For process pools and Dask it must be picklable: a module-level function or an
+        instance of a module-level class, not a lambda.
     n_items : int
         Size of the index space, e.g. ``2**N`` for the hypercube.
     combine : callable ``(acc, partial) -> acc``
@@ -221,20 +494,21 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
     initial
         The identity of ``combine``; returned unchanged when ``n_items == 0``.
     executor : None, "threads", "dask" or concurrent.futures.Executor, optional
-        ``None`` runs the chunks in the calling thread (one chunk unless ``chunk_size`` or
-        ``progress`` asks for more); ``"threads"`` uses a local thread pool with one thread per
-        usable core; ``"dask"`` uses the current default Dask client; an ``Executor`` instance
-        (thread pool, process pool, a Dask ``client.get_executor()``, ...) is used as given.
+        ``None`` runs in the calling thread; ``"threads"`` uses a local thread pool with one
+        thread per usable core; ``"dask"`` uses the current default Dask client; an
+        ``Executor`` instance (thread pool, process pool, a Dask ``client.get_executor()``,
+        ...) is used as given.
     client : dask.distributed.Client or str, optional
         A Dask client or a scheduler address (``"tcp://host:8786"``).  Chunks become Dask tasks
         with ``retries`` retries; see the module notes on failures and numba threads.
     chunk_size : int, optional
-        Items per chunk.  Default: at least :data:`MIN_CHUNK_SIZE`, about
-        ``CHUNKS_PER_THREAD`` chunks per executor thread (or Dask worker thread).
+        Items per chunk (and at most this many per call of ``fn``).  Default: at least
+        :data:`MIN_CHUNK_SIZE`, about ``CHUNKS_PER_THREAD`` chunks per executor thread (or
+        Dask worker thread); in the calling thread, one chunk.
     progress : bool
-        Show a tqdm bar over chunks done.
+        Show a tqdm bar over the items done, with an ETA.
     desc : str, optional
-        Label of the progress bar.
+        Label of the progress bar and of a refusal message.
     retries : int
         Dask only: how often a chunk whose task *raised* is resubmitted (a chunk whose worker
         *died* is rescheduled by Dask itself).
@@ -242,6 +516,17 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
         Numba threads for each chunk run on an executor or Dask worker.  ``"auto"``: cores per
         concurrently running chunk (see module notes); ``None``: leave numba's setting alone.
         Ignored when ``executor`` and ``client`` are both ``None``.
+    max_seconds : float or None
+        Limit on the estimated run time of a local run (calling thread or thread pool).  The
+        estimate comes from the first slices (a fraction of a second); beyond the limit the
+        run stops with :class:`~circuits.utils.errors.RunTooLongError`, which carries the
+        estimate.  Default: ``$DEPTHSEP_MAX_SECONDS``, else :data:`DEFAULT_MAX_SECONDS`
+        (10 minutes); ``None`` means no limit.  Not applied on Dask (the cluster is the way
+        forward) nor on process pools.
+    timeout : float or None
+        Dask only: seconds the run may go without any worker, or without contact with the
+        scheduler, before it fails with :class:`~circuits.utils.errors.ClusterLostError`
+        (``None``: wait forever).  A slow chunk on a live worker never times out.
 
     Returns
     -------
@@ -253,8 +538,16 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
         If both ``executor`` and ``client`` are given, or ``executor`` is an unknown string.
     TypeError
         If ``fn``/``combine`` are not callable or ``executor``/``client`` have the wrong type.
+    RunTooLongError
+        If the estimated time exceeds ``max_seconds``.
+    ClusterLostError
+        If the Dask scheduler, or every worker for ``timeout`` seconds, is lost mid-run.  No
+        partial result is ever returned.
     MissingDependencyError
         If the Dask backend is requested and ``dask.distributed`` is not installed.
+    KeyboardInterrupt
+        On Ctrl-C, within about :data:`SLICE_SECONDS` locally: work runs in slices of that
+        length, and worker threads stop at the next slice boundary.
 
     Examples
     --------
@@ -287,6 +580,11 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
         chunk_size = _check_count(chunk_size, "chunk_size", 1)
     retries = _check_count(retries, "retries", 0)
     numba_threads = _check_numba_threads(numba_threads)
+    limit = resolve_max_seconds(max_seconds)
+    if timeout is not None:
+        from circuits.utils.validation import check_real
+        timeout = check_real(timeout, name="timeout", minimum=0,
+                             what="seconds without a Dask worker before giving up")
     if client is not None and executor is not None:
         raise ValueError("pass either client= (Dask) or executor=, not both")
     if isinstance(executor, str):
@@ -295,56 +593,107 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
         elif executor != "threads":
             raise ValueError(f"executor must be None, 'threads', 'dask' or a "
                              f"concurrent.futures.Executor, got {executor!r}")
+    if executor is not None and not isinstance(executor, str) and not callable(
+            getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be None, 'threads', 'dask' or a concurrent.futures."
+                        f"Executor (with .submit), got {type(executor).__name__}; for a Dask "
+                        f"cluster pass client=")
     if n_items == 0:
         return initial
     if client is not None:
         return _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
-                         retries, numba_threads)
+                         retries, numba_threads, timeout)
     if executor is None:
-        if chunk_size is None:
-            chunk_size = n_items if not progress else max(
-                MIN_CHUNK_SIZE, -(-n_items // _PROGRESS_CHUNKS))
-        return _run_serial(fn, chunk_bounds(n_items, chunk_size), combine, initial, progress, desc)
+        meter = _Meter(n_items, limit, 1, desc, max_slice=chunk_size)
+        return _run_serial(fn, chunk_bounds(n_items, chunk_size or n_items), combine, initial,
+                           progress, desc, meter)
     if executor == "threads":
         workers = usable_cpus()
         threads = 1 if numba_threads == "auto" else numba_threads
+        if workers > 1 and numba_threading_layer() == "workqueue":
+            _warn_workqueue()
+            workers, threads = 1, None
         size = chunk_size or _default_chunk_size(n_items, workers)
-        with cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="depthsep") as pool:
-            return _run_executor(_ChunkCall(fn, threads), chunk_bounds(n_items, size), combine,
-                                 initial, pool, progress, desc)
-    if not callable(getattr(executor, "submit", None)):
-        raise TypeError(f"executor must be None, 'threads', 'dask' or a concurrent.futures."
-                        f"Executor (with .submit), got {type(executor).__name__}; for a Dask "
-                        f"cluster pass client=")
+        meter = _Meter(n_items, limit, workers, desc, max_slice=chunk_size)
+        task = _SlicedCall(fn, threads, combine, initial, meter, _NO_GUARD)
+        pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="depthsep")
+        try:
+            return _run_executor(task, chunk_bounds(n_items, size), combine, initial, pool,
+                                 progress, desc, meter)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     workers = getattr(executor, "_max_workers", None)  # set by the stdlib pools
     if numba_threads == "auto":
         threads = max(1, usable_cpus() // workers) if isinstance(workers, int) else None
     else:
         threads = numba_threads
     size = chunk_size or _default_chunk_size(n_items, workers or usable_cpus())
-    return _run_executor(_ChunkCall(fn, threads), chunk_bounds(n_items, size), combine, initial,
-                         executor, progress, desc)
+    meter = None
+    if isinstance(executor, cf.ThreadPoolExecutor):   # shared memory: slice, meter, cancel
+        meter = _Meter(n_items, limit, workers or 1, desc, max_slice=chunk_size)
+        task = _SlicedCall(fn, threads, combine, initial, meter, _parallel_guard())
+    else:
+        task = _ChunkCall(fn, threads)
+    return _run_executor(task, chunk_bounds(n_items, size), combine, initial, executor, progress,
+                         desc, meter)
 
 
-def _run_serial(fn, bounds, combine, initial, progress, desc):
+def _bar(n_items, progress, desc):
+    return progress_bar(n_items, enabled=progress, desc=desc, unit="pt", unit_scale=True)
+
+
+def _run_serial(fn, bounds, combine, initial, progress, desc, meter):
     acc = initial
-    with progress_bar(len(bounds), enabled=progress and len(bounds) > 1, desc=desc,
-                      unit="chunk") as bar:
+    with _bar(meter.n_items, progress, desc) as bar:
+        call = _Ticking(fn, bar) if progress else fn
         for s, e in bounds:
-            acc = combine(acc, fn(s, e))
-            bar.update(1)
+            try:
+                part = _run_sliced(call, s, e, combine, initial, meter, _NO_GUARD)
+            except _Cancelled:
+                raise meter.error from None
+            acc = combine(acc, part)
     return acc
 
 
-def _run_executor(task, bounds, combine, initial, executor, progress, desc):
-    futures = [executor.submit(task, s, e) for s, e in bounds]
+class _Ticking:
+    """``fn`` that advances a progress bar by the items of every call."""
+
+    def __init__(self, fn, bar):
+        self.fn, self.bar = fn, bar
+
+    def __call__(self, start, stop):
+        out = self.fn(start, stop)
+        self.bar.update(stop - start)
+        return out
+
+
+def _run_executor(task, bounds, combine, initial, executor, progress, desc, meter=None):
+    where = {executor.submit(task, s, e): (s, e) for s, e in bounds}
+    futures = list(where)
     acc = initial
+    n_items = bounds[-1][1] if bounds else 0
     try:
-        with progress_bar(len(futures), enabled=progress, desc=desc, unit="chunk") as bar:
-            for fut in cf.as_completed(futures):
-                acc = combine(acc, fut.result())
-                bar.update(1)
+        with _bar(n_items, progress, desc) as bar:
+            pending = set(futures)
+            shown = 0
+            while pending:
+                # wait with a timeout, so Ctrl-C and a refusal are seen within ~0.1 s
+                done, pending = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+                if meter is not None and meter.error is not None:
+                    raise meter.error
+                for fut in done:
+                    acc = combine(acc, fut.result())
+                    if meter is None:
+                        s, e = where[fut]
+                        bar.update(e - s)
+                if meter is not None:
+                    bar.update(meter.done - shown)
+                    shown = meter.done
+    except _Cancelled:  # pragma: no cover - only after meter.error, handled above
+        raise meter.error from None
     finally:
+        if meter is not None:   # running chunks stop at their next slice boundary
+            meter.cancel.set()
         for fut in futures:  # after an error or an interrupt, do not leave work queued
             fut.cancel()
     return acc
@@ -428,7 +777,7 @@ def _dask_chunk(start, stop, *, fn, plan):
             threads = plan.get(get_worker().address, threads)
         except ValueError:  # pragma: no cover - not on a worker
             pass
-    with _numba_threads(threads):
+    with _numba_threads(threads), _parallel_guard():
         return fn(start, stop)
 
 
@@ -450,8 +799,8 @@ def _pickled_size(fn) -> int:
 
 
 def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc, retries,
-              numba_threads):
-    distributed = require_distributed()
+              numba_threads, timeout):
+    require_distributed()
     client, owned = _as_client(client)
     try:
         if numba_threads is None:
@@ -472,22 +821,103 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
         keys = [f"depthsep-chunk-{token}-{i}" for i in range(len(bounds))]
         futures = client.map(_dask_chunk, [s for s, _ in bounds], [e for _, e in bounds],
                              fn=fn, plan=plan, key=keys, retries=retries, pure=False)
-        pending = set(keys)
-        acc = initial
         try:
-            with progress_bar(len(futures), enabled=progress, desc=desc, unit="chunk") as bar:
-                for fut, part in distributed.as_completed(futures, with_results=True,
-                                                          loop=client.loop):
-                    if fut.key not in pending:  # pragma: no cover - defensive: never fold twice
-                        continue
-                    pending.discard(fut.key)
-                    acc = combine(acc, part)
-                    bar.update(1)
-            if pending:  # pragma: no cover - as_completed yields every future exactly once
-                raise DepthsepError(f"{len(pending)} chunks never completed on the Dask cluster")
+            return _fold_dask(client, futures, combine, initial, progress, desc, timeout)
         finally:
-            client.cancel([f for f in futures if not f.done()] + extra)
-        return acc
+            try:
+                client.cancel([f for f in futures if not f.done()] + extra)
+            except Exception:  # pragma: no cover - the scheduler is gone: nothing to cancel
+                pass
     finally:
         if owned:
             client.close()
+
+
+#: Seconds one finished chunk's result may take to arrive before the health checks run again.
+_GATHER_SECONDS = 10.0
+
+
+def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
+    """Fold finished chunks as they complete; never fold anything but a chunk's own result.
+
+    A future that ends cancelled or lost (the scheduler went away, or someone cancelled the
+    run) raises :class:`ClusterLostError` naming what was lost and how far the run got; so does
+    a run that has had no worker, or no scheduler connection, for ``timeout`` seconds.  A task
+    that raised re-raises its own exception (after Dask's retries).
+    """
+    import time
+    distributed = require_distributed()
+    total = len(futures)
+    pending = {f.key for f in futures}
+    done = 0
+    acc = initial
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+    stalled_since = None
+
+    def lost(what):
+        return ClusterLostError(
+            f"{what}; {done} of {total} chunks had finished ({100.0 * done / total:.0f}%), and "
+            f"no partial result is returned.  Restart the cluster (or pass another client=) "
+            f"and run again; the chunks are pure, so a re-run gives the exact answer",
+            done=done, total=total)
+
+    ac = distributed.as_completed(futures, loop=client.loop)
+    with progress_bar(total, enabled=progress, desc=desc, unit="chunk") as bar:
+        while pending:
+            batch = ac.next_batch(block=False) if ac.has_ready() else []
+            for fut in batch:
+                if fut.key not in pending:  # pragma: no cover - defensive: never fold twice
+                    continue
+                status = fut.status
+                if status == "finished":
+                    try:
+                        # bounded: a result whose worker just died makes Dask recompute it,
+                        # and gather would wait for that forever if no worker is left
+                        part = fut.result(timeout=_GATHER_SECONDS)
+                    except (OSError, TimeoutError):  # CommClosedError, or still recomputing
+                        ac.add(fut)                  # wait for it again (timeout below)
+                        continue
+                elif status == "error":
+                    fut.result()            # the task's own exception, after its retries
+                    raise lost(f"chunk {fut.key} failed without an exception")  # pragma: no cover
+                elif status in ("lost", "pending"):
+                    # its result was lost with a worker after it finished: the scheduler
+                    # recomputes it once a worker is there (else the timeout below fires)
+                    ac.add(fut)
+                    continue
+                else:
+                    state = getattr(client, "status", "unknown")
+                    if state != "running":
+                        raise lost(f"lost the Dask scheduler at {address} (client status "
+                                   f"{state!r}): chunk {fut.key} ended {status!r}") from None
+                    raise lost(f"chunk {fut.key} ended {status!r} on the Dask cluster at "
+                               f"{address} (cancelled by the scheduler or another client)")
+                pending.discard(fut.key)
+                acc = combine(acc, part)
+                done += 1
+                bar.update(1)
+                stalled_since = None
+            if not pending:
+                break
+            if timeout is not None:
+                healthy = getattr(client, "status", "running") == "running"
+                if healthy:
+                    try:
+                        healthy = bool(client.scheduler_info().get("workers"))
+                    except Exception:  # pragma: no cover - no scheduler identity yet/anymore
+                        healthy = False
+                now = time.monotonic()
+                if healthy:
+                    stalled_since = None
+                elif stalled_since is None:
+                    stalled_since = now
+                elif now - stalled_since > timeout:
+                    state = getattr(client, "status", "unknown")
+                    what = (f"no Dask worker connected to {address} for {timeout:g} s "
+                            f"(timeout={timeout:g})" if state == "running" else
+                            f"no contact with the Dask scheduler at {address} for {timeout:g} s "
+                            f"(timeout={timeout:g}, client status {state!r})")
+                    raise lost(what)
+            if not batch:
+                time.sleep(0.05)
+    return acc

@@ -22,7 +22,8 @@ class _NullBar:
         return False
 
 
-def progress_bar(total=None, *, enabled: bool = True, desc: str | None = None, unit: str = "it"):
+def progress_bar(total=None, *, enabled: bool = True, desc: str | None = None, unit: str = "it",
+                 unit_scale: bool = False):
     """A tqdm bar when ``enabled`` and tqdm is installed, otherwise a no-op with the same methods.
 
     >>> with progress_bar(3, enabled=False) as bar:
@@ -34,4 +35,5 @@ def progress_bar(total=None, *, enabled: bool = True, desc: str | None = None, u
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover
         return _NullBar()
-    return tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, leave=False,
+                dynamic_ncols=True)

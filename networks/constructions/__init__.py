@@ -15,7 +15,7 @@ builder                                    what it builds                       
 :func:`inner_product_depth3`               Daniely's depth-3 net for g(<x, x'>) on spheres   §3.4
 :func:`squared_norm_depth2`                SES ||x||^2, width dK, error <= d/K^2             §3.6
 :func:`norm_power_depth2`                  SES ||x||^{2k} by cubature + ridge units          §3.6
-:func:`radial_ridge_depth2`                SES d = 3 ridge net for phi(||x||), g = phi+r phi'  §3.6
+:func:`radial_ridge_depth2`                SES d = 3 ridge net, g = phi + r phi'             §3.6
 :func:`ses_theorem4_depth3`                depth-3 net for SES Theorem 4's target            §3.5
 =========================================  ================================================  =====
 

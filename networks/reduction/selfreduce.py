@@ -142,7 +142,9 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
         import numba
 
         blocks = min(size, 4 * numba.get_num_threads())      # prefix table is blocks x k
-        G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
+        from circuits.utils.parallel import deferred_sigint
+        with deferred_sigint():  # a tuple of arrays must not be boxed under a pending Ctrl-C
+            G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
         return G, prefix.min(axis=0)
     from circuits.utils.parallel import run_chunks
 

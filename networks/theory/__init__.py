@@ -9,8 +9,8 @@ come from :mod:`networks.theory.reference` (THEORY's formulas and quoted numbers
 
 Rows by module: :mod:`~networks.theory.cube` (E1–E4, E18, E19),
 :mod:`~networks.theory.embedding` (E5–E7), :mod:`~networks.theory.reduction` (E8–E11),
-:mod:`~networks.theory.constructions` (E12–E17).  E20 (the empirical separation) is measured by
-the separation experiment, not here.  The command line is ``experiments/theory_table.py``.
+:mod:`~networks.theory.constructions` (E12–E17).  E20 (the memorisation curve, superseded by
+E21/E22) is measured by :mod:`networks.separation.memorisation`, not here.  The command line is ``experiments/theory_table.py``.
 
 Examples
 --------

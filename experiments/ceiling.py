@@ -1,0 +1,255 @@
+"""E21: the correlation ceiling of depth-2 networks on the hard instance (THEORY §4.7, §5 row E21).
+
+For each n (bits per party; d = 8n) and width w, depth-2 networks are trained by full-batch Adam
+on all 4^n support points of μ₀ (product form, THEORY §4.8), once against the IP labels and once,
+as a control, against a fixed random permutation of the same labels (same counts).  The best
+ρ = E_μ₀[(1 - 2y)(1 - 2N)] over ``--seeds`` runs is kept; ρ is exact (the product-form value table
+on all 4^n points).  Next to every IP row: the §4.7 ceiling
+|ρ| ≤ 2^{-n} + 2(B2^{-n} + wB(S_σ2^{-n} + TV_R(σ)(n+1)2^{-n/2})) with the network's own B, S_σ, TV_R
+(R = max_i |b_i| + ‖w_i‖), its neuron-wise form, and whether either is below the trivial
+Cauchy–Schwarz bound √E[Ñ²] (null for the random labels: the bound is proven for IP only).  Every
+row also has the error on fresh points of μ_τ (boxes around the support, ``--tau``), so
+memorisation and generalisation are told apart.  Depth 3: the exact construction of THEORY §3.2
+(widths n, n + 1), ρ = 1.
+
+Outputs in ``--out`` (default results/ceiling): ``ceiling.json`` (rows, settings, seeds, versions;
+written atomically) and ``ceiling.png`` (ρ against n).
+
+Examples
+--------
+    python experiments/ceiling.py                          # n = 4,5,6, about 2 minutes on 2 cores
+    python experiments/ceiling.py --n 4,6,8 --seeds 2 --out /tmp/ceil
+    python experiments/ceiling.py --n 10,12 --allow-large --widths 16,64
+    python experiments/ceiling.py --activation sigmoid --weight-bound 0.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):                      # `python experiments/ceiling.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+
+FORMAT = "depthsep.experiments.ceiling"
+VERSION = 1
+DEFAULT_N = (4, 5, 6)
+MAX_N = 12
+LARGE_N = 8           # n above this needs --allow-large (4^n·w work per epoch)
+
+
+def _int_list(text: str, name: str, p) -> list:
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        p.error(f"{name} must be comma-separated integers like 4,6,8, got {text!r}")
+    if not vals:
+        p.error(f"{name} must list at least one integer, got {text!r}")
+    return sorted(set(vals))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from networks.activations import activation_names
+
+    p = argparse.ArgumentParser(prog="ceiling.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=str, default=",".join(map(str, DEFAULT_N)),
+                   help=f"comma-separated n (bits per party), default {','.join(map(str, DEFAULT_N))} "
+                        f"(measured: see README); n > {LARGE_N} needs --allow-large, max {MAX_N}")
+    p.add_argument("--allow-large", action="store_true",
+                   help=f"allow n up to {MAX_N} (each epoch costs about 4^n·w operations)")
+    p.add_argument("--widths", type=str, default=None,
+                   help="comma-separated widths for every n; default n, 4n, 16n, 64n")
+    p.add_argument("--activation", type=str, default="relu",
+                   help=f"σ of the depth-2 nets: {', '.join(activation_names(aliases=True))}; "
+                        f"default relu (heaviside/threshold: only the output layer learns)")
+    p.add_argument("--seeds", type=int, default=1,
+                   help="training runs per (n, width, labels); the best ρ is kept; default 1")
+    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); default 0")
+    p.add_argument("--labels", type=str, default="ip,random",
+                   help="label sets: ip, random or both (default ip,random)")
+    p.add_argument("--epochs", type=int, default=300, help="max full-batch Adam epochs; default 300")
+    p.add_argument("--lr", type=float, default=0.02, help="Adam step size; default 0.02")
+    p.add_argument("--weight-bound", type=float, default=None,
+                   help="clip every weight and bias to [-B, B] during training (the ceiling "
+                        "shrinks with B); default none")
+    p.add_argument("--tau", type=float, default=0.1,
+                   help="box radius of the held-out distribution μ_τ, in (0, 0.15]; default 0.1")
+    p.add_argument("--heldout-points", type=int, default=4096,
+                   help="fresh μ_τ points per network; default 4096")
+    p.add_argument("--out", type=Path, default=Path("results/ceiling"),
+                   help="output directory; default results/ceiling")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    return p
+
+
+def parse_args(argv=None):
+    from networks.activations import get_activation
+
+    p = build_parser()
+    args = p.parse_args(argv)
+    args.n = _int_list(args.n, "--n", p)
+    if min(args.n) < 1 or max(args.n) > MAX_N:
+        p.error(f"--n values must lie in 1..{MAX_N}, got {args.n}")
+    if max(args.n) > LARGE_N and not args.allow_large:
+        p.error(f"--n {max(args.n)} > {LARGE_N} costs about 4^n·w per epoch (n = 12: 1.7e7·w); "
+                f"pass --allow-large to run it, or use --n <= {LARGE_N}")
+    if args.widths is not None:
+        args.widths = _int_list(args.widths, "--widths", p)
+        if min(args.widths) < 1:
+            p.error(f"--widths must be positive, got {args.widths}")
+    try:
+        args.activation = get_activation(args.activation).name
+    except Exception as exc:  # noqa: BLE001 -- registry error names the choices
+        p.error(f"--activation: {exc}")
+    labels = [s.strip() for s in args.labels.split(",") if s.strip()]
+    if not labels or any(s not in ("ip", "random") for s in labels):
+        p.error(f"--labels must be ip, random or ip,random, got {args.labels!r}")
+    args.labels = list(dict.fromkeys(labels))
+    if args.seeds < 1:
+        p.error(f"--seeds must be >= 1, got {args.seeds}")
+    if args.epochs < 1:
+        p.error(f"--epochs must be >= 1, got {args.epochs}")
+    if not args.lr > 0:
+        p.error(f"--lr must be > 0, got {args.lr}")
+    if args.weight_bound is not None and not args.weight_bound > 0:
+        p.error(f"--weight-bound must be > 0, got {args.weight_bound}")
+    if not 0 < args.tau <= 0.15:
+        p.error(f"--tau must lie in (0, 0.15] (THEORY §2.2), got {args.tau}")
+    if args.heldout_points < 1:
+        p.error(f"--heldout-points must be >= 1, got {args.heldout_points}")
+    return args
+
+
+def run(args) -> dict:
+    import numba
+    import scipy
+
+    from networks.separation import ceiling_sweep
+
+    t0 = time.perf_counter()
+    rows = ceiling_sweep(args.n, widths=args.widths, activation=args.activation,
+                         seeds=args.seeds, base_seed=args.seed, labels=args.labels,
+                         epochs=args.epochs, lr=args.lr, weight_bound=args.weight_bound,
+                         tau=args.tau, heldout_points=args.heldout_points,
+                         progress=not args.no_progress)
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    return {"format": FORMAT, "version": VERSION, "experiment": "E21 correlation ceiling",
+            "settings": settings, "seeds": {"base": args.seed, "per_row": "row['seed']",
+                                            "runs_per_row": args.seeds},
+            "versions": {"python": sys.version.split()[0], "numpy": np.__version__,
+                         "scipy": scipy.__version__, "numba": numba.__version__,
+                         "platform": platform.platform()},
+            "rows": rows, "comparison": compare(rows), "seconds": time.perf_counter() - t0}
+
+
+def compare(rows) -> list:
+    """Per (n, width): ρ with IP labels minus ρ with the permuted labels."""
+    d2 = {(r["n"], r["width"], r["labels"]): r for r in rows if r["depth"] == 2}
+    out = []
+    for (n, w, lab), r in sorted(d2.items()):
+        if lab == "ip" and (n, w, "random") in d2:
+            q = d2[(n, w, "random")]
+            out.append({"n": n, "width": w, "rho_ip": r["rho"], "rho_random": q["rho"],
+                        "difference": r["rho"] - q["rho"], "heldout_mse_ip": r["heldout_mse"],
+                        "heldout_mse_random": q["heldout_mse"]})
+    return out
+
+
+def _f(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def table(record) -> str:
+    head = (f"{'n':>2} {'depth':>5} {'width':>5} {'labels':>6} {'rho':>8} {'ceiling':>9} "
+            f"{'neuronw':>9} {'CS':>6} {'mse':>7} {'heldout':>7} {'B':>7} {'sec':>6}")
+    lines = ["rho = E[(1-2y)(1-2N)] exact on all 4^n points (best of seeds); ceiling = §4.7 bound "
+             "on |rho| (IP only); CS = sqrt(E[N~^2]) (trivial bound); heldout = MSE on fresh μ_τ "
+             "points", head, "-" * len(head)]
+    for r in record["rows"]:
+        lines.append(f"{r['n']:>2} {r['depth']:>5} {r['width']:>5} {r['labels']:>6} "
+                     f"{r['rho']:>8.4f} {_f(r['bound'], '9.3g'):>9} "
+                     f"{_f(r.get('bound_neuronwise'), '9.3g'):>9} "
+                     f"{_f(r.get('cauchy_schwarz'), '6.3f'):>6} {r['mse']:>7.4f} "
+                     f"{r['heldout_mse']:>7.4f} {_f(r.get('B'), '7.3g'):>7} {r['seconds']:>6.1f}")
+    cmp_ = record["comparison"]
+    if cmp_:
+        diffs = [c["difference"] for c in cmp_]
+        lines.append("")
+        lines.append(f"rho(IP) - rho(random labels) over {len(diffs)} (n, width) pairs: "
+                     f"min {min(diffs):+.4f}, median {float(np.median(diffs)):+.4f}, "
+                     f"max {max(diffs):+.4f}")
+    return "\n".join(lines)
+
+
+def plot(record, path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from circuits.utils.files import savefig_atomic
+
+    rows = record["rows"]
+    fig, ax = plt.subplots(figsize=(7.2, 4.8))
+    d2 = [r for r in rows if r["depth"] == 2]
+    ns = sorted({r["n"] for r in rows})
+    slots = sorted({i for r in d2 for i in [_slot(r)]})
+    cmap = plt.get_cmap("viridis")
+    for j, k in enumerate(slots):
+        col = cmap(j / max(1, len(slots) - 1) * 0.9)
+        for lab, ls, mk in (("ip", "-", "o"), ("random", "--", "x")):
+            pts = sorted((r["n"], r["rho"]) for r in d2 if r["labels"] == lab and _slot(r) == k)
+            if pts:
+                ax.plot(*zip(*pts), ls, marker=mk, color=col,
+                        label=f"depth 2, width {k}n, {'IP' if lab == 'ip' else 'random labels'}")
+        ceil = sorted((r["n"], r["bound"]) for r in d2 if r["labels"] == "ip" and _slot(r) == k
+                      and r["bound"] is not None)
+        if ceil:
+            ax.plot(*zip(*ceil), ":", color=col, alpha=0.8)
+    d3 = sorted((r["n"], r["rho"]) for r in rows if r["depth"] == 3)
+    if d3:
+        ax.plot(*zip(*d3), "s-", color="C3", label="depth 3, exact construction (width n + 1)")
+    ax.plot([], [], ":", color="gray", label="§4.7 ceiling of the IP net (own B, S, TV)")
+    ax.set_yscale("log")
+    ax.set_xticks(ns)
+    ax.set_xlabel("n (bits per party; d = 8n, 4^n support points)")
+    ax.set_ylabel("ρ = E[(1-2y)(1-2N)] on μ₀ (exact), best of seeds")
+    ax.set_title(f"E21: correlation of trained depth-2 nets ({record['settings']['activation']}) "
+                 f"with IP vs random labels", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6.5, loc="best")
+    fig.tight_layout()
+    try:
+        return savefig_atomic(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
+
+
+def _slot(r) -> int:
+    """Width in units of n (1, 4, 16, 64 for the defaults); width itself if not a multiple."""
+    return r["width"] // r["n"] if r["width"] % r["n"] == 0 else r["width"]
+
+
+def main(argv=None) -> int:
+    from circuits.utils.files import write_json_atomic
+
+    args = parse_args(argv)
+    record = run(args)
+    print(table(record))
+    out = Path(args.out)
+    print(f"wrote {write_json_atomic(out / 'ceiling.json', record)}")
+    if not args.no_plot:
+        print(f"wrote {plot(record, out / 'ceiling.png')}")
+    print(f"total {record['seconds']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,490 @@
+"""σ-networks to and from other frameworks: PyTorch modules and plain mappings of weight arrays.
+
+A network trained elsewhere goes straight into :func:`networks.reduce_network`:
+
+* :func:`from_state_dict` (always available) reads any mapping ``name -> array`` whose 2-D
+  entries are the layers' weights -- a PyTorch ``state_dict()``, an ``.npz`` file
+  (``numpy.load``), a safetensors file (:func:`load_state_dict`) -- and pairs each ``P.weight``
+  with ``P.bias`` (zero if absent), ordering the layers by their names with numbers compared as
+  numbers (``"0"``, ``"2"``, ``"10"``; ``"fc1"``, ``"fc2"``).  Weights have PyTorch's layout
+  (out_features, in_features), like :class:`networks.sigma.DenseLayer`; pass
+  ``transpose=True`` for (in, out) kernels (Keras, Flax).
+* :func:`to_state_dict` writes the keys ``"0.weight"``, ``"0.bias"``, ``"2.weight"``, ... that
+  the ``torch.nn.Sequential`` of :func:`to_torch` expects, so
+  ``module.load_state_dict({k: torch.from_numpy(v) for k, v in sd.items()})`` works.
+* :func:`from_torch` / :func:`to_torch` convert ``torch.nn.Sequential`` stacks of ``Linear``
+  layers and one activation module between them (extra ``torch``: ``pip install -e
+  '.[torch]'``).  Recognised modules: ``ReLU`` (relu), ``Sigmoid`` (sigmoid), ``Tanh`` (tanh),
+  ``Hardtanh(-1, 1)`` (hardtanh), ``Softplus(beta=1)`` (softplus; torch switches to the
+  identity above ``threshold=20``, where the two differ by less than 2.1e-9), and
+  :class:`Step` modules made by :func:`to_torch` for heaviside/sign.  ``Dropout``,
+  ``Identity`` and ``Flatten`` are the identity on a batch of vectors and are skipped.
+
+Examples
+--------
+>>> import numpy as np
+>>> sd = {"0.weight": np.array([[1.0, -1.0], [-1.0, 1.0]]), "0.bias": np.zeros(2),
+...       "2.weight": np.array([[1.0, 1.0]]), "2.bias": np.zeros(1)}
+>>> net = from_state_dict(sd, activation="relu")                    # |x0 - x1|
+>>> net(np.array([[0.5, 0.25]])).tolist()
+[0.25]
+>>> sorted(to_state_dict(net)) == sorted(sd)
+True
+"""
+
+from __future__ import annotations
+
+import io as _io
+import re
+from pathlib import Path
+
+import numpy as np
+
+from circuits.utils.errors import InvalidNetworkError, MissingDependencyError
+from networks.activations import get_activation
+from networks.sigma import DenseLayer, SigmaNetwork
+
+__all__ = [
+    "from_state_dict",
+    "to_state_dict",
+    "load_state_dict",
+    "save_state_dict",
+    "from_torch",
+    "to_torch",
+    "TORCH_ACTIVATIONS",
+]
+
+#: torch.nn module class name -> depthsep activation name (checked further in from_torch)
+TORCH_ACTIVATIONS = {
+    "ReLU": "relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Hardtanh": "hardtanh",
+    "Softplus": "softplus",
+}
+_SKIPPED = ("Dropout", "Identity", "Flatten")
+
+
+# ------------------------------------------------------------------------------ mappings
+def _as_numpy(value, key: str) -> np.ndarray:
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidNetworkError(f"state[{key!r}] cannot be read as an array ({exc})") from None
+    if arr.dtype.kind not in "fiu":
+        raise InvalidNetworkError(f"state[{key!r}] must hold real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def _natural_key(name: str):
+    return [
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", name)
+        if part != ""
+    ]
+
+
+def from_state_dict(state, activation="relu", *, transpose: bool = False, layers=None) -> SigmaNetwork:
+    """A :class:`~networks.sigma.SigmaNetwork` from a mapping of weight arrays.
+
+    Parameters
+    ----------
+    state : mapping of str to array_like
+        For example ``module.state_dict()``, ``dict(numpy.load("w.npz"))`` or the result of
+        :func:`load_state_dict`.  Every 2-D entry whose key ends in ``weight`` (``"0.weight"``,
+        ``"fc1.weight"``, ``"weight"``) is a layer; its bias is the entry with the same prefix
+        and ``bias`` in place of ``weight`` (zeros if absent).  Other entries must be biases of
+        those layers; anything else is an error (so nothing is silently dropped).
+    activation : str or Activation
+        The activation of every hidden layer (a registry name, default ``"relu"``); a state
+        dict does not record it.
+    transpose : bool
+        Weights are stored (in_features, out_features) (Keras/Flax kernels); default False
+        (PyTorch's (out, in)).
+    layers : sequence of str, optional
+        The weight keys in order, overriding the natural ordering of their names.
+
+    Returns
+    -------
+    SigmaNetwork
+
+    Raises
+    ------
+    InvalidNetworkError
+        No weight entries, entries that belong to no layer, shapes that do not chain, a last
+        layer with more than one output, non-finite values, an unknown activation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> net = from_state_dict({"fc1.weight": np.ones((3, 2)), "fc2.weight": np.ones((1, 3))},
+    ...                       activation="tanh")
+    >>> net.dims, net.activation.name
+    ((2, 3, 1), 'tanh')
+    """
+    if not hasattr(state, "keys") or not hasattr(state, "__getitem__"):
+        raise TypeError(
+            f"state must be a mapping name -> array (a state_dict, dict(np.load(...))), "
+            f"got {type(state).__name__}"
+        )
+    keys = [str(k) for k in state.keys()]
+    if layers is None:
+        weight_keys = [k for k in keys if k.endswith("weight") and np.ndim(state[k]) == 2]
+        weight_keys.sort(key=_natural_key)
+    else:
+        weight_keys = [str(k) for k in layers]
+        missing = [k for k in weight_keys if k not in keys]
+        if missing:
+            raise InvalidNetworkError(
+                f"layers names keys {missing} that are not in state; its keys are {sorted(keys)}"
+            )
+    if not weight_keys:
+        raise InvalidNetworkError(
+            f"state has no 2-D '...weight' entries (keys: {sorted(keys)}); "
+            f"name the weight keys with layers=[...]"
+        )
+    used = set()
+    built = []
+    for wk in weight_keys:
+        w = _as_numpy(state[wk], wk)
+        if w.ndim != 2:
+            raise InvalidNetworkError(f"state[{wk!r}] must be a 2-D weight matrix, got shape {w.shape}")
+        if transpose:
+            w = w.T
+        bk = wk[: len(wk) - len("weight")] + "bias" if wk.endswith("weight") else None
+        if bk is not None and bk in keys:
+            b = _as_numpy(state[bk], bk)
+            used.add(bk)
+        else:
+            b = np.zeros(w.shape[0])
+        used.add(wk)
+        built.append(DenseLayer(w.astype(np.float64), b.astype(np.float64)))
+    extra = [k for k in keys if k not in used]
+    if extra:
+        raise InvalidNetworkError(
+            f"state has entries that belong to no layer: {sorted(extra)}; a "
+            f"σ-network has only weights and biases (remove them, or name "
+            f"the weight keys with layers=[...])"
+        )
+    return SigmaNetwork(built, activation=activation)
+
+
+def to_state_dict(net: SigmaNetwork) -> dict:
+    """The network's weights as ``{"0.weight", "0.bias", "2.weight", ...}`` float64 arrays.
+
+    The keys are those of the ``torch.nn.Sequential`` built by :func:`to_torch` (layer l sits at
+    index 2l, activations in between).
+
+    Parameters
+    ----------
+    net : SigmaNetwork
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Writable copies, (out, in) weights.
+
+    Examples
+    --------
+    >>> net = SigmaNetwork.random([3, 4, 1], seed=0)
+    >>> {k: v.shape for k, v in to_state_dict(net).items()}
+    {'0.weight': (4, 3), '0.bias': (4,), '2.weight': (1, 4), '2.bias': (1,)}
+    """
+    out = {}
+    for i, layer in enumerate(net.layers):
+        out[f"{2 * i}.weight"] = np.array(layer.weights, dtype=np.float64)
+        out[f"{2 * i}.bias"] = np.array(layer.bias, dtype=np.float64)
+    return out
+
+
+def load_state_dict(path) -> dict:
+    """Read a mapping of arrays from an ``.npz`` or ``.safetensors`` file.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.npz`` files are read with ``allow_pickle=False``; ``.safetensors`` files need the
+        ``safetensors`` package (``pip install safetensors``).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+
+    Raises
+    ------
+    InvalidNetworkError
+        Unknown suffix or unreadable content.
+    MissingDependencyError
+        A ``.safetensors`` file without the safetensors package.
+    FileNotFoundError
+        If the file does not exist.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no weights file at {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {k: np.array(data[k]) for k in data.files}
+        except (ValueError, OSError) as exc:
+            raise InvalidNetworkError(f"{path}: not a readable .npz file ({exc})") from None
+    if suffix == ".safetensors":
+        st = _safetensors_numpy()
+        try:
+            return dict(st.load_file(str(path)))
+        except Exception as exc:  # safetensors raises its own error types
+            raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
+    raise InvalidNetworkError(
+        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+    )
+
+
+def save_state_dict(net_or_state, path) -> Path:
+    """Write a network's weights (or a mapping of arrays) to ``.npz`` or ``.safetensors``.
+
+    The file is written atomically (:func:`circuits.utils.files.write_bytes_atomic`).
+
+    Parameters
+    ----------
+    net_or_state : SigmaNetwork or mapping of str to array_like
+    path : str or Path
+        The suffix chooses the format.
+
+    Returns
+    -------
+    Path
+    """
+    from circuits.utils.files import write_bytes_atomic
+
+    state = (
+        to_state_dict(net_or_state)
+        if isinstance(net_or_state, SigmaNetwork)
+        else {str(k): _as_numpy(v, str(k)) for k, v in net_or_state.items()}
+    )
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        buf = _io.BytesIO()
+        np.savez(buf, **state)
+        return write_bytes_atomic(path, buf.getvalue())
+    if suffix == ".safetensors":
+        st = _safetensors_numpy()
+        return write_bytes_atomic(path, st.save({k: np.ascontiguousarray(v) for k, v in state.items()}))
+    raise InvalidNetworkError(
+        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+    )
+
+
+def _safetensors_numpy():
+    try:
+        import safetensors.numpy as st
+    except ImportError:
+        raise MissingDependencyError(
+            "reading or writing .safetensors files needs the safetensors "
+            "package: pip install safetensors (or use .npz)"
+        ) from None
+    return st
+
+
+# ------------------------------------------------------------------------------------- torch
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise MissingDependencyError(
+            "PyTorch interop needs torch: pip install -e '.[torch]' (a CPU wheel is enough)"
+        ) from None
+    return torch
+
+
+_STEP_CLASS = None
+
+
+def _step_class():
+    """The ``Step`` module class (built on first use so that importing needs no torch)."""
+    global _STEP_CLASS
+    if _STEP_CLASS is None:
+        torch = _torch()
+
+        class Step(torch.nn.Module):
+            """heaviside: [t >= 0]; sign: +1 if t >= 0 else -1 (depthsep's gate convention)."""
+
+            def __init__(self, kind: str = "heaviside"):
+                super().__init__()
+                if kind not in ("heaviside", "sign"):
+                    raise ValueError(f"kind must be 'heaviside' or 'sign', got {kind!r}")
+                self.kind = kind
+
+            def forward(self, t):
+                one = torch.ones_like(t)
+                low = torch.zeros_like(t) if self.kind == "heaviside" else -one
+                return torch.where(t >= 0, one, low)
+
+            def extra_repr(self) -> str:
+                return f"kind={self.kind!r}"
+
+        Step.__module__ = __name__
+        Step.__qualname__ = "Step"
+        _STEP_CLASS = Step
+    return _STEP_CLASS
+
+
+def __getattr__(name):  # networks.interop.Step, built lazily
+    if name == "Step":
+        return _step_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _flatten_modules(module, torch, where: str) -> list:
+    if isinstance(module, torch.nn.Sequential):
+        out = []
+        for name, child in module.named_children():
+            out += _flatten_modules(child, torch, f"{where}.{name}" if where else name)
+        return out
+    return [(where or type(module).__name__, module)]
+
+
+def _activation_of(name: str, module) -> str:
+    cls = type(module).__name__
+    if cls == "Step" and getattr(module, "kind", None) in ("heaviside", "sign"):
+        return module.kind
+    if cls not in TORCH_ACTIVATIONS:
+        raise InvalidNetworkError(
+            f"module {name} ({cls}) is not a supported activation; supported: "
+            f"{sorted(TORCH_ACTIVATIONS)} and networks.interop.Step (heaviside/sign)"
+        )
+    if cls == "Hardtanh" and (float(module.min_val) != -1.0 or float(module.max_val) != 1.0):
+        raise InvalidNetworkError(
+            f"module {name}: Hardtanh(min_val={module.min_val}, max_val="
+            f"{module.max_val}) differs from depthsep's hardtanh = "
+            f"clip(t, -1, 1); only the default bounds convert"
+        )
+    if cls == "Softplus" and float(module.beta) != 1.0:
+        raise InvalidNetworkError(
+            f"module {name}: Softplus(beta={module.beta}) differs from "
+            f"depthsep's softplus = log(1 + exp(t)); only beta = 1 converts"
+        )
+    return TORCH_ACTIVATIONS[cls]
+
+
+def from_torch(module) -> SigmaNetwork:
+    """A :class:`~networks.sigma.SigmaNetwork` from a ``torch.nn.Sequential`` of Linear layers.
+
+    Parameters
+    ----------
+    module : torch.nn.Sequential
+        ``Linear, act, Linear, act, ..., Linear`` with the same activation module type after
+        every hidden layer and one output; nested ``Sequential`` blocks are flattened, and
+        ``Dropout``, ``Identity``, ``Flatten`` are skipped (the identity in evaluation).  A
+        single ``Linear`` gives a depth-1 network.
+
+    Returns
+    -------
+    SigmaNetwork
+        float64 copies of the weights (the module is not changed).
+
+    Raises
+    ------
+    InvalidNetworkError
+        Any other module, two activations in a row, mixed activations, a hidden layer without
+        an activation, a last layer with more than one output.
+    MissingDependencyError
+        torch is not installed.
+    """
+    torch = _torch()
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module (an nn.Sequential), got {type(module).__name__}")
+    parts = [(n, m) for n, m in _flatten_modules(module, torch, "") if type(m).__name__ not in _SKIPPED]
+    layers, acts, expect_linear = [], [], True
+    for name, m in parts:
+        if isinstance(m, torch.nn.Linear):
+            if not expect_linear:
+                raise InvalidNetworkError(
+                    f"module {name}: two Linear layers in a row; a σ-network "
+                    f"applies an activation after every hidden layer"
+                )
+            w = m.weight.detach().cpu().to(torch.float64).numpy()
+            b = (
+                m.bias.detach().cpu().to(torch.float64).numpy()
+                if m.bias is not None
+                else np.zeros(w.shape[0])
+            )
+            layers.append(DenseLayer(w, b))
+            expect_linear = False
+        else:
+            if expect_linear:
+                what = "two activations in a row" if layers else "an activation before any Linear"
+                raise InvalidNetworkError(
+                    f"module {name} ({type(m).__name__}): {what}; expected Linear, act, Linear, ..., Linear"
+                )
+            acts.append((name, _activation_of(name, m)))
+            expect_linear = True
+    if not layers:
+        raise InvalidNetworkError("the module has no Linear layer")
+    if expect_linear:
+        raise InvalidNetworkError(
+            f"the module ends with an activation ({acts[-1][0]}); a σ-network ends with a linear output layer"
+        )
+    names = {a for _, a in acts}
+    if len(names) > 1:
+        raise InvalidNetworkError(
+            f"mixed activations {sorted(names)} at {[n for n, _ in acts]}; a "
+            f"SigmaNetwork uses one activation for every hidden layer"
+        )
+    return SigmaNetwork(layers, activation=names.pop() if names else "relu")
+
+
+def to_torch(net: SigmaNetwork, *, dtype=None):
+    """A ``torch.nn.Sequential`` computing the same function as ``net``.
+
+    Parameters
+    ----------
+    net : SigmaNetwork
+        Its activation must be one of relu, sigmoid, tanh, hardtanh, softplus, heaviside, sign.
+    dtype : torch.dtype, optional
+        Parameter dtype; default ``torch.float64`` (exact copies of the weights).
+
+    Returns
+    -------
+    torch.nn.Sequential
+        ``Linear, act, ..., Linear``; its ``state_dict`` keys are those of
+        :func:`to_state_dict`.
+
+    Raises
+    ------
+    InvalidNetworkError
+        A user-registered activation with no torch counterpart.
+    MissingDependencyError
+        torch is not installed.
+    """
+    torch = _torch()
+    if not isinstance(net, SigmaNetwork):
+        raise TypeError(f"net must be a SigmaNetwork, got {type(net).__name__}")
+    dtype = torch.float64 if dtype is None else dtype
+    act = get_activation(net.activation).name
+    makers = {
+        "relu": torch.nn.ReLU,
+        "sigmoid": torch.nn.Sigmoid,
+        "tanh": torch.nn.Tanh,
+        "hardtanh": torch.nn.Hardtanh,
+        "softplus": torch.nn.Softplus,
+        "heaviside": lambda: _step_class()("heaviside"),
+        "sign": lambda: _step_class()("sign"),
+    }
+    if act not in makers:
+        raise InvalidNetworkError(
+            f"activation {act!r} has no torch counterpart; to_torch supports {sorted(makers)}"
+        )
+    modules = []
+    for i, layer in enumerate(net.layers):
+        lin = torch.nn.Linear(layer.n_in, layer.n_out, dtype=dtype)
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(np.array(layer.weights)))
+            lin.bias.copy_(torch.from_numpy(np.array(layer.bias)))
+        modules.append(lin)
+        if i < net.depth - 1:
+            modules.append(makers[act]())
+    return torch.nn.Sequential(*modules)

@@ -1,0 +1,463 @@
+"""Radial targets on the unit ball B_d (Safran–Eldan–Shamir 2019; THEORY §3.5–3.6, experiment E22).
+
+Targets f(x) = φ(‖x‖) (:data:`TARGETS`): ``hat`` φ(r) = max(0, 1 - r) (SES Theorem 5's function,
+= 1 - r on B_d), ``cos`` φ(r) = cos(πr)/π (smooth, 1-Lipschitz), and the contrast ``t4`` =
+sin(2πd³r²) (SES Theorem 4's target sin(2πd³‖x‖²)/(2πd³) scaled by 2πd³: errors of t4 are relative
+to that amplitude; at amplitude 1/(2πd³) ≤ 0.0199 the zero network already has sup error below every
+ε ≥ 0.02, so absolute errors would say nothing).
+
+Constructions, each with its width and its *measured* sup error (dense sample + adversarial local
+maximisation, :func:`sup_error`):
+
+* :func:`ridge_depth2` (depth 2, any d): for w uniform on S^{d-1}, s = ⟨w, x⟩/‖x‖ has the density
+  ∝ (1 - s²)^{(d-3)/2}, so an even ReLU profile p(t) = c₀ + Σ_k γ_k (|t| - t_k)_+ has
+  E_w p(⟨w, x⟩) = c₀ + 2Σ_k γ_k H_d(‖x‖, t_k) with the closed form H_d(r, t) = E(r s - t)_+
+  (:func:`ridge_kernel`).  The profile is the linear programme (HiGHS) "least Σ|γ_k| subject to
+  sup_r |c₀ + 2Σγ_k H_d(r, t_k) - φ(r)| ≤ ε/4" on J knots (J doubled until feasible), and
+  E_w is replaced by the average over N directions (random, seeded; Fibonacci at d = 3; equally
+  spaced at d = 2).  Width = N · 2 · #{γ_k ≠ 0}.  The smallest N (powers of two) whose measured sup
+  error is ≤ ε is found by one pass over prefixes of the direction sequence.  For the hat the
+  programme finds p(t) = 1 - |t|/E|s| exactly (one knot): the network is a zonotope norm.
+* :func:`ses_ridge_d3` (depth 2, d = 3 only): SES's ridge route g = φ + rφ' (THEORY §3.6) with the
+  library's :func:`networks.constructions.radial_ridge_depth2`.
+* :func:`composition_depth3` (depth 3): the ‖x‖² net of THEORY §3.6 (width dK) followed by the
+  interpolant of s ↦ φ(√s) on knots uniform in r (width J + 1); certified error L√(d/K²) + 3L/J.
+  It is depth 3 (a ReLU of a sum of ReLUs), listed as such.
+
+:func:`trained_widths` trains depth-2 ReLU networks (Adam, :func:`networks.train`) on points uniform
+in B_d and reports the L2 (root-mean-square) error on fresh points for widths 1, 2, 4, …; the
+smallest width with error ≤ ε is read off, next to the error of the best constant (in high d the
+uniform ball concentrates near the sphere, so a radial target is nearly constant there).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from circuits.utils.errors import InvalidArgumentError
+from circuits.utils.rng import as_rng
+from circuits.utils.validation import check_int, check_real
+
+__all__ = ["RadialTarget", "TARGETS", "get_target", "ridge_kernel", "RidgeProfileFit",
+           "fit_ridge_profile", "RidgeNet", "ridge_depth2", "sup_error", "ses_ridge_d3",
+           "composition_depth3", "trained_widths", "dense_sample", "directions"]
+
+
+# ----------------------------------------------------------------------------------- targets
+@dataclass(frozen=True)
+class RadialTarget:
+    """f(x) = φ(‖x‖) on B_d.  ``lipschitz`` bounds |φ'| on [0, 1] (may depend on d)."""
+
+    name: str
+    phi: Callable = field(repr=False)
+    dphi: Callable = field(repr=False)
+    lipschitz: Callable = field(repr=False)
+    description: str = ""
+
+    def __call__(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        return self.phi(np.linalg.norm(X, axis=1), X.shape[1])
+
+    def gradient(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        r = np.linalg.norm(X, axis=1)
+        safe = np.where(r > 0, r, 1.0)
+        return (self.dphi(r, X.shape[1]) / safe)[:, None] * X
+
+    def constant_l2(self, d: int) -> float:
+        """RMS error of the best constant under the uniform distribution on B_d (r = U^{1/d})."""
+        u = (np.arange(20000) + 0.5) / 20000
+        v = self.phi(u ** (1.0 / d), d)
+        return float(np.std(v))
+
+
+def _t4(r, d):
+    return np.sin(2 * math.pi * d ** 3 * r * r)
+
+
+def _dt4(r, d):
+    w = 2 * math.pi * d ** 3
+    return 2 * w * r * np.cos(w * r * r)
+
+
+TARGETS = {
+    "hat": RadialTarget("hat", lambda r, d: np.maximum(0.0, 1.0 - r),
+                        lambda r, d: np.where(r < 1.0, -1.0, 0.0), lambda d: 1.0,
+                        "max(0, 1 - ||x||) (SES Theorem 5; = 1 - ||x|| on B_d)"),
+    "cos": RadialTarget("cos", lambda r, d: np.cos(math.pi * r) / math.pi,
+                        lambda r, d: -np.sin(math.pi * r), lambda d: 1.0,
+                        "cos(pi ||x||)/pi (smooth, 1-Lipschitz)"),
+    "t4": RadialTarget("t4", _t4, _dt4, lambda d: 4 * math.pi * d ** 3,
+                       "sin(2 pi d^3 ||x||^2) = 2 pi d^3 x SES Theorem 4's target (errors relative "
+                       "to its amplitude 1/(2 pi d^3))"),
+}
+
+
+def get_target(name) -> RadialTarget:
+    if isinstance(name, RadialTarget):
+        return name
+    if name not in TARGETS:
+        raise InvalidArgumentError(f"target must be one of {sorted(TARGETS)}, got {name!r}")
+    return TARGETS[name]
+
+
+# ------------------------------------------------------------------------ ridge kernel
+def _marginal_consts(d: int):
+    from scipy.special import gammaln
+
+    a = (d - 1) / 2.0
+    cd = math.exp(gammaln(d / 2.0) - 0.5 * math.log(math.pi) - gammaln((d - 1) / 2.0))
+    return a, cd
+
+
+def ridge_kernel(r, t, d: int) -> np.ndarray:
+    """H_d(r, t) = E_w (r⟨w, e₁⟩ - t)_+ for w uniform on S^{d-1}, r ∈ [0, 1], t ≥ 0 (broadcast).
+
+    Closed form with s = ⟨w, e₁⟩ (density c_d (1 - s²)^{(d-3)/2}, s = 2B - 1, B ~ Beta(a, a),
+    a = (d - 1)/2): H = r·c_d(1 - u²)^{(d-1)/2}/(d - 1) - t·P(s ≥ u), u = t/r.
+
+    >>> d = 3; round(float(ridge_kernel(1.0, 0.0, d)), 12)          # E s_+ = 1/4 at d = 3
+    0.25
+    """
+    from scipy.special import betainc
+
+    d = check_int(d, name="d", minimum=2, what="dimension")
+    r, t = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(t, dtype=np.float64))
+    a, cd = _marginal_consts(d)
+    out = np.zeros(r.shape)
+    ok = r > t
+    u = np.where(ok, t / np.where(r > 0, r, 1.0), 1.0)
+    m1 = cd * np.power(np.clip(1.0 - u * u, 0.0, None), (d - 1) / 2.0) / (d - 1)
+    m0 = betainc(a, a, np.clip((1.0 - u) / 2.0, 0.0, 1.0))
+    out[ok] = (r * m1 - t * m0)[ok]
+    return out
+
+
+@dataclass(frozen=True)
+class RidgeProfileFit:
+    """An even ReLU profile p(t) = c0 + Σ_k γ_k (|t| - t_k)_+ with E_w p(⟨w, x⟩) ≈ φ(‖x‖).
+
+    ``fit_error`` is max_r |c0 + 2Σγ H_d(r, t_k) - φ(r)| on a fine grid of r (4001 points);
+    ``l1`` = Σ|γ_k|; ``knots``/``gamma`` keep only γ_k ≠ 0.
+    """
+
+    d: int
+    c0: float
+    knots: np.ndarray = field(repr=False)
+    gamma: np.ndarray = field(repr=False)
+    J: int
+    fit_error: float
+    l1: float
+
+    @property
+    def units_per_direction(self) -> int:
+        return 2 * int(self.gamma.size)
+
+    def __call__(self, t) -> np.ndarray:
+        a = np.abs(np.asarray(t, dtype=np.float64))
+        return self.c0 + np.maximum(a[..., None] - self.knots, 0.0) @ self.gamma
+
+    def table(self):
+        """(x, y) so that p(t) = np.interp(|t|, x, y) on [0, 1] (piecewise linear in |t|)."""
+        xs = np.unique(np.concatenate([[0.0], self.knots, [1.0]]))
+        return xs, self(xs)
+
+    def derivative(self, t) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        return np.sign(t) * ((np.abs(t)[..., None] > self.knots) @ self.gamma)
+
+
+def fit_ridge_profile(target, d: int, tol: float, *, max_knots: int = 128,
+                      grid: int = 400) -> "RidgeProfileFit | None":
+    """The least-Σ|γ| even profile on J = 1, 2, 4, … ≤ ``max_knots`` knots t_k = k/J with
+    sup_r |E_w p - φ| ≤ ``tol`` on a grid (HiGHS LP); None when no J ≤ max_knots is feasible."""
+    from scipy.optimize import linprog
+
+    tgt = get_target(target)
+    d = check_int(d, name="d", minimum=2, what="dimension")
+    tol = check_real(tol, name="tol", minimum=0, what="profile fit tolerance")
+    rg = np.linspace(0.0, 1.0, grid + 1)
+    fine = np.linspace(0.0, 1.0, 4001)
+    phi, phi_f = tgt.phi(rg, d), tgt.phi(fine, d)
+    J = 1
+    while J <= max_knots:
+        knots = np.arange(J) / J
+        A = 2.0 * ridge_kernel(rg[:, None], knots[None, :], d)
+        # variables: c0 (free), γ+ (J), γ- (J) >= 0; minimise Σγ+ + Σγ-
+        M = np.hstack([np.ones((rg.size, 1)), A, -A])
+        res = linprog(np.concatenate([[0.0], np.ones(2 * J)]),
+                      A_ub=np.vstack([M, -M]), b_ub=np.concatenate([phi + 0.5 * tol,
+                                                                    -(phi - 0.5 * tol)]),
+                      bounds=[(None, None)] + [(0, None)] * (2 * J), method="highs")
+        if res.status == 0:
+            c0 = float(res.x[0])
+            g = res.x[1:J + 1] - res.x[J + 1:]
+            keep = np.abs(g) > 1e-12 * max(1.0, np.abs(g).max())
+            Af = 2.0 * ridge_kernel(fine[:, None], knots[None, keep], d)
+            err = float(np.abs(c0 + Af @ g[keep] - phi_f).max())
+            if err <= tol:
+                return RidgeProfileFit(d=d, c0=c0, knots=knots[keep], gamma=g[keep], J=J,
+                                       fit_error=err, l1=float(np.abs(g).sum()))
+        J *= 2
+    return None
+
+
+# ------------------------------------------------------------------------ directions / samples
+def directions(N: int, d: int, *, seed=0) -> np.ndarray:
+    """N unit vectors: equally spaced half-circle angles at d = 2 (the profile is even), Fibonacci
+    at d = 3, normalised Gaussians (seeded) otherwise."""
+    from circuits.utils.rng import uniform_sphere as random_sphere
+    from networks.constructions import fibonacci_sphere
+
+    if d == 2:
+        th = (np.arange(N) + 0.5) * math.pi / N
+        return np.column_stack([np.cos(th), np.sin(th)])
+    if d == 3:
+        return fibonacci_sphere(N)
+    return random_sphere(N, d, seed=seed)
+
+
+def dense_sample(d: int, points: int, *, seed=0) -> np.ndarray:
+    """Half uniform in B_d, half with radius uniform in [0, 1] (the uniform ball has almost no mass
+    near the centre in high d), plus the origin."""
+    from circuits.utils.rng import uniform_ball as random_ball, uniform_sphere as random_sphere
+
+    g = as_rng(seed)
+    k = points // 2
+    U = random_ball(points - k, d, seed=g)
+    S = random_sphere(k, d, seed=g) * g.random(k)[:, None]
+    return np.vstack([np.zeros((1, d)), U, S])
+
+
+# ------------------------------------------------------------------------ ridge networks
+@dataclass(frozen=True, eq=False)
+class RidgeNet:
+    """N(x) = (1/N) Σ_j p(⟨w_j, x⟩): a depth-2 ReLU network of width N·units_per_direction."""
+
+    profile: RidgeProfileFit
+    W: np.ndarray = field(repr=False)
+
+    @property
+    def width(self) -> int:
+        return int(self.W.shape[0]) * self.profile.units_per_direction
+
+    def __call__(self, X) -> np.ndarray:
+        xs, ys = self.profile.table()
+        out = np.empty(X.shape[0])
+        step = max(1, (1 << 22) // max(1, self.W.shape[0]))
+        for s in range(0, X.shape[0], step):
+            Z = np.abs(X[s:s + step] @ self.W.T)
+            out[s:s + step] = np.interp(Z, xs, ys).mean(axis=1)
+        return out
+
+    def gradient(self, X) -> np.ndarray:
+        Z = X @ self.W.T
+        return (self.profile.derivative(Z) @ self.W) / self.W.shape[0]
+
+    def network(self):
+        """The same function as a :class:`networks.SigmaNetwork` (depth 2, ReLU)."""
+        from networks.sigma import DenseLayer, SigmaNetwork
+
+        p, N = self.profile, self.W.shape[0]
+        K = p.knots.size
+        W1 = np.concatenate([self.W[:, None, :] * s for s in (1.0, -1.0)], axis=1)  # (N, 2, d)
+        W1 = np.repeat(W1[:, :, None, :], K, axis=2).reshape(N * 2 * K, -1)
+        b1 = np.tile(-p.knots, 2 * N)
+        u = np.tile(p.gamma, 2 * N) / N
+        return SigmaNetwork([DenseLayer(W1, b1), DenseLayer(u[None, :], [p.c0])],
+                            activation="relu")
+
+
+def _ascent(fn, grad, target, X0, steps: int = 60):
+    """Projected normalised gradient ascent of |fn - target| inside the unit ball."""
+    X = X0.copy()
+    best = np.abs(fn(X) - target(X))
+    for k in range(steps):
+        eta = 0.2 * (1.0 - k / steps) + 1e-3
+        sgn = np.sign(fn(X) - target(X))
+        G = sgn[:, None] * (grad(X) - target.gradient(X))
+        norm = np.linalg.norm(G, axis=1, keepdims=True)
+        Xn = X + eta * G / np.where(norm > 0, norm, 1.0)
+        r = np.linalg.norm(Xn, axis=1, keepdims=True)
+        Xn = Xn / np.maximum(r, 1.0)
+        e = np.abs(fn(Xn) - target(Xn))
+        better = e > best
+        X[better] = Xn[better]
+        best = np.maximum(best, e)
+    return float(best.max()), X
+
+
+def sup_error(fn, grad, target, X, *, starts: int = 16, steps: int = 60) -> dict:
+    """Measured sup |fn - target| on the dense sample X and after adversarial ascent from the
+    ``starts`` worst points (plus random restarts): ``dense``, ``adversarial``, ``sup`` (max)."""
+    e = np.abs(fn(X) - target(X))
+    worst = np.argsort(e)[-starts:]
+    adv, _ = _ascent(fn, grad, target, X[worst], steps=steps)
+    return {"dense": float(e.max()), "adversarial": adv, "sup": max(float(e.max()), adv),
+            "points": int(X.shape[0]), "starts": starts, "steps": steps}
+
+
+def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14, points: int = 4000,
+                 seed=0, max_knots: int = 128) -> dict:
+    """Smallest ridge depth-2 network (N a power of two) with measured sup error ≤ ε, for each ε.
+
+    Returns {ε: record} with ``width``, ``directions``, ``knots``, ``profile_error``,
+    ``profile_l1``, ``dense``/``adversarial``/``sup`` errors, or ``width=None`` (and the best
+    error reached) when no N ≤ ``max_directions`` (or no profile) works.
+    """
+    tgt = get_target(target)
+    d = check_int(d, name="d", minimum=2, what="dimension")
+    eps_list = sorted({float(e) for e in eps_list}, reverse=True)
+    X = dense_sample(d, points, seed=seed)
+    out = {}
+    t0 = time.perf_counter()
+    Wall = directions(max_directions, d, seed=seed) if d > 3 else None
+    for eps in eps_list:
+        prof = fit_ridge_profile(tgt, d, eps / 4, max_knots=max_knots)
+        if prof is None:
+            out[eps] = {"width": None, "reason": f"no profile within eps/4 on <= {max_knots} knots"}
+            continue
+        rec = {"width": None, "knots": int(prof.knots.size), "J": prof.J,
+               "profile_error": prof.fit_error, "profile_l1": prof.l1,
+               "reason": f"sup error > eps up to {max_directions} directions"}
+        xs, ys = prof.table()
+        y = tgt(X)
+        N = 1
+        acc = np.zeros(X.shape[0])
+        done = 0
+        Wseq = Wall
+        best = math.inf
+        while N <= max_directions:
+            if d <= 3:                        # structured directions are not nested: recompute
+                Wn = directions(N, d)
+                net = RidgeNet(prof, Wn)
+                dense = float(np.abs(net(X) - y).max())
+            else:
+                chunk = Wseq[done:N]
+                acc += np.interp(np.abs(X @ chunk.T), xs, ys).sum(axis=1)
+                done = N
+                dense = float(np.abs(acc / N - y).max())
+                net = None
+            best = min(best, dense)
+            if dense <= eps:
+                net = net or RidgeNet(prof, Wseq[:N])
+                se = sup_error(net, net.gradient, tgt, X)
+                if se["sup"] <= eps:
+                    rec.update(width=net.width, directions=N, reason="ok", **se)
+                    break
+            N *= 2
+        rec["best_dense_error"] = best
+        out[eps] = rec
+    for r in out.values():
+        r["seconds_total"] = time.perf_counter() - t0
+    return out
+
+
+def ses_ridge_d3(target, eps_list, *, max_directions: int = 1 << 13, points: int = 4000,
+                 seed=0, max_width: int = 1 << 17) -> dict:
+    """SES's d = 3 ridge route (g = φ + rφ', THEORY §3.6) through
+    :func:`networks.constructions.radial_ridge_depth2`: for each ε the smallest N (powers of two)
+    of Fibonacci directions with measured sup error ≤ ε (profile accuracy ε/2), trying only
+    networks of at most ``max_width`` units."""
+    from networks.constructions import radial_ridge_depth2
+
+    tgt = get_target(target)
+    lip_g = {"hat": 2.0, "cos": 2.0 + math.pi}.get(tgt.name)
+    if lip_g is None:
+        return {float(e): {"width": None, "reason": f"no bound on |g'| for {tgt.name}"}
+                for e in eps_list}
+    X = dense_sample(3, points, seed=seed)
+    out = {}
+    for eps in sorted({float(e) for e in eps_list}, reverse=True):
+        N, rec = 1, {"width": None, "reason": f"sup error > eps up to {max_directions} directions "
+                                              f"or {max_width} units"}
+        per = 2 * int(math.ceil(lip_g / (eps / 2) * (1 - 1e-12)))      # profile width (§3.3)
+        while N <= max_directions and N * per <= max_width:
+            c = radial_ridge_depth2(lambda r: tgt.phi(r, 3), lambda r: tgt.dphi(r, 3), lip_g, N,
+                                    eps / 2)
+            net = c.network
+            dense = float(np.abs(net(X) - tgt(X)).max())
+            if dense <= eps:
+                W1 = net.layers[0].weights
+                b1 = net.layers[0].bias
+                u = net.layers[1].weights[0]
+
+                def grad(Z, W1=W1, b1=b1, u=u):
+                    return ((Z @ W1.T + b1 > 0) * u) @ W1
+
+                se = sup_error(net, grad, tgt, X)
+                if se["sup"] <= eps:
+                    rec = {"width": int(net.widths[0]), "directions": N, "reason": "ok",
+                           "profile_width": c.params["profile_width"], **se}
+                    break
+            N *= 2
+        out[eps] = rec
+    return out
+
+
+def composition_depth3(target, d: int, eps: float, *, points: int = 4000, seed=0) -> dict:
+    """Depth 3: ‖x‖² net (width dK, THEORY §3.6) then the interpolant of s ↦ φ(√s) on knots
+    s_j = (j/J)² (width J + 1).  Certified error L√(d/K²) + 3L/J ≤ ε with K = ⌈2L√d/ε⌉,
+    J = ⌈6L/ε⌉; measured on the dense sample."""
+    from networks.constructions import interpolation_profile, squared_norm_depth2
+    from networks.sigma import DenseLayer, SigmaNetwork
+
+    tgt = get_target(target)
+    L = tgt.lipschitz(d)
+    K = int(math.ceil(2 * L * math.sqrt(d) / eps))
+    J = int(math.ceil(6 * L / eps))
+    inner = squared_norm_depth2(d, K)
+    top = 1.0 + inner.error_bound
+    knots = np.concatenate([(np.arange(J + 1) / J) ** 2, [top]])
+    outer = interpolation_profile(lambda s: tgt.phi(np.sqrt(np.minimum(s, 1.0)), d), knots,
+                                  lipschitz=1e300)
+    l1, l2 = inner.network.layers
+    u, u0 = l2.weights[0], float(l2.bias[0])
+    net = SigmaNetwork([l1, DenseLayer(np.outer(outer.alpha, u), outer.alpha * u0 + outer.beta),
+                        DenseLayer(outer.gamma.reshape(1, -1), [outer.const])], activation="relu")
+    X = dense_sample(d, points, seed=seed)
+    err = float(np.abs(net(X) - tgt(X)).max())
+    bound = L * math.sqrt(inner.error_bound) + 3 * L / J
+    return {"depth": 3, "widths": list(net.widths), "width": int(sum(net.widths)), "K": K, "J": J,
+            "bound": bound, "dense": err, "sup": err, "points": int(X.shape[0])}
+
+
+# ------------------------------------------------------------------------ trained widths
+def trained_widths(target, d: int, eps_list, *, max_width: int = 256, train_points: int = 2048,
+                   test_points: int = 4096, epochs: int = 1500, lr: float = 0.01, seed=0) -> dict:
+    """Depth-2 ReLU nets of widths 1, 2, 4, … ≤ max_width trained (full-batch Adam) on points
+    uniform in B_d; RMS error on fresh uniform points.  Stops once the smallest ε is reached.
+    Returns ``widths``, ``l2`` (per width), ``smallest`` {ε: width or None}, ``constant_l2``."""
+    from circuits.utils.rng import uniform_ball
+    from networks.sigma import SigmaNetwork
+    from networks.train import train
+
+    tgt = get_target(target)
+    d = check_int(d, name="d", minimum=1, what="dimension")
+    eps_list = sorted({float(e) for e in eps_list})
+    g = as_rng(seed)
+    Xtr = uniform_ball(train_points, d, seed=g)
+    Xte = uniform_ball(test_points, d, seed=g)
+    ytr, yte = tgt(Xtr), tgt(Xte)
+    widths, l2s = [], []
+    w = 1
+    t0 = time.perf_counter()
+    while w <= max_width:
+        net = SigmaNetwork.random([d, w, 1], "relu", seed=int(g.integers(2 ** 31)), bias_scale=0.5)
+        res = train(net, Xtr, ytr, epochs=epochs, lr=lr, patience=200, tol=1e-7,
+                    target_loss=(0.5 * eps_list[0]) ** 2)
+        err = float(np.sqrt(np.mean((res.network(Xte) - yte) ** 2)))
+        widths.append(w)
+        l2s.append(err)
+        if err <= eps_list[0]:
+            break
+        w *= 2
+    smallest = {e: next((wd for wd, v in zip(widths, l2s) if v <= e), None) for e in eps_list}
+    return {"widths": widths, "l2": l2s, "smallest": smallest, "max_width": max_width,
+            "constant_l2": tgt.constant_l2(d), "seconds": time.perf_counter() - t0,
+            "train_points": train_points, "test_points": test_points, "epochs": epochs}
