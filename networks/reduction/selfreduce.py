@@ -26,7 +26,7 @@ from circuits.utils.rng import as_rng
 from networks.reduction._common import frozen
 from networks.reduction.concentration import bernstein_k, hoeffding_k
 from networks.reduction.fwht import LeastK, ShiftConvolution, ShiftSequence, least_working_k
-from networks.reduction.product import ip_signs
+from networks.reduction.product import check_table_memory, ip_signs
 
 __all__ = ["SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "twist_sign",
            "synthetic_approximator", "random_shifts", "shifted_network", "value_matrix"]
@@ -356,6 +356,7 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     (0.5, True, 1)
     """
     V, n = _check_V(V)
+    check_table_memory(n, tables=5, what="self-reduction (U, its transform, a work table, M_k)")
     H = ip_signs(n)
     U = H * V
     rho = float(np.mean(U))
