@@ -16,8 +16,8 @@ from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
                                 Parity, ThresholdFunction, TruthTable, as_boolean_function,
                                 inner_product_mod2, ip_values, majority, parity)
-from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
-                               evaluate_indices, truth_table)
+from circuits.simulate import (Disagreements, KernelPlan, count_disagreements, count_ones,
+                               evaluate, evaluate_indices, kernel_plan, truth_table)
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
 from circuits.graph import DagCircuit, DagGate
 from circuits.graph_view import from_networkx, to_networkx
@@ -32,7 +32,7 @@ __all__ = [
     "TruthTable", "Constant", "as_boolean_function", "inner_product_mod2", "ip_values", "parity",
     "majority",
     "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
-    "truth_table",
+    "truth_table", "KernelPlan", "kernel_plan",
     "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",
     "DagCircuit", "DagGate", "to_networkx", "from_networkx",
     "save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",

@@ -12,11 +12,13 @@ pool; with ``executor=`` (any ``concurrent.futures.Executor``) or ``client=`` (a
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _kernels
+from circuits import _kernels, _kernels_bitsliced as _bits
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
@@ -24,7 +26,7 @@ from circuits.threshold import ThresholdCircuit
 from circuits.utils.parallel import DEFAULT
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
-           "Disagreements", "work_dtype"]
+           "Disagreements", "work_dtype", "KernelPlan", "kernel_plan", "KERNELS"]
 
 class Disagreements(NamedTuple):
     """Result of :func:`count_disagreements`: exact count and the first counterexample.
@@ -161,8 +163,211 @@ def _rows(wflat, tflat, sizes, bits, idx, out):
         _kernels._rows_run(wflat, tflat, sizes, bits, idx, out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
+# ---------------------------------------------------------------------------------------------
+
+KERNELS = ("auto", "bitsliced", "lowhigh")
+_MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
+_SERIAL_BITS_WORK = 1 << 22  # bit-sliced jobs below this many plane operations run serially
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """Which exhaustive kernel :func:`count_disagreements`, :func:`count_ones` and
+    :func:`truth_table` use for a circuit, and why (see :func:`kernel_plan`).
+
+    Attributes
+    ----------
+    kernel : str
+        ``"bitsliced"`` (4096 points per pass as bit planes, small weights) or ``"lowhigh"``
+        (integer partial sums over a low/high split of the bits, any weights).
+    reason : str
+        One sentence: the figures that decided.
+    mask_bytes : int
+        Size of the bit-sliced layer-1 mask table (0 if it was not computed).
+    plane_ops : int
+        Plane operations of the bit-sliced program per 4096 points (0 if not applicable).
+    """
+
+    kernel: str
+    reason: str
+    mask_bytes: int = 0
+    plane_ops: int = 0
+
+
+# Cost model of the automatic choice, in single-core nanoseconds (constants measured with
+# benchmarks/bench_bitsliced.py; only their ratio matters, and a wrong guess costs time, never
+# exactness).  Low/high kernel: per point and per work unit (layer-1 gates plus the wires of
+# layers >= 2).  Bit-sliced: building the mask table (per byte), then per plane of 4096 points
+# the program's ops (slower once the mask table leaves a 1 MiB L2 cache) and the layer-1 look-ups.
+_NS_LOWHIGH_UNIT = 0.04
+_NS_MASK_BYTE = 3.0
+_NS_OP_L2, _NS_OP_L3 = 110.0, 200.0
+_NS_GATE_LOOKUP = 20.0
+_L2_BYTES = 1 << 21
+
+_PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
+
+
+def _estimates(c: ThresholdCircuit, plan) -> tuple:
+    """(bit-sliced ns, low/high ns) predicted for one full-cube call on one core."""
+    n_points = 1 << c.n_inputs
+    n_planes = max(1, n_points >> _bits.LB)
+    sizes = [c.n_inputs] + [layer.n_gates for layer in c.layers]
+    low = _NS_LOWHIGH_UNIT * n_points * (sizes[1] + _wire_slots(sizes, 1))
+    op = _NS_OP_L2 if plan.mask_bytes <= _L2_BYTES else _NS_OP_L3
+    bits = (_NS_MASK_BYTE * plan.mask_bytes
+            + n_planes * (plan.n_ops * op + _NS_GATE_LOOKUP * plan.n_l1))
+    return bits, low
+
+
+def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
+    """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``.
+
+    ``finish=False`` skips building the bit-sliced mask table (enough to decide).
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if kernel == "lowhigh":
+        return (KernelPlan("lowhigh", "requested with kernel='lowhigh'"),
+                _circuit_kernel_args(c))
+    why_not = None
+    plan = _PLANS.get(c)
+    if plan is None:
+        try:
+            plan = _bits.build(c)
+        except _bits.NotApplicable as exc:
+            why_not = f"{exc}: too large for the bit-sliced kernel"
+    if plan is not None and plan.mask_bytes > _MAX_MASK_BYTES:
+        why_not = (f"the layer-1 mask table would take {plan.mask_bytes} bytes > "
+                   f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
+                   f"bits take too many values: weights too large)")
+    if why_not is not None:
+        if kernel == "bitsliced":
+            raise InvalidCircuitError(f"kernel='bitsliced' does not apply: {why_not}; use "
+                                      f"kernel='auto' or 'lowhigh'")
+        return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
+                _circuit_kernel_args(c))
+    est_bits, est_low = _estimates(c, plan)
+    figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops per "
+               f"{_bits.LANES} points; estimated {est_bits / 1e6:.3g} ms bit-sliced vs "
+               f"{est_low / 1e6:.3g} ms low/high on one core")
+    if kernel == "bitsliced":
+        reason = "requested with kernel='bitsliced'; " + figures
+    elif est_bits < est_low:
+        reason = figures
+    else:
+        return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
+                           plan.mask_bytes, plan.n_ops), _circuit_kernel_args(c))
+    if finish and plan.masks is None:
+        plan = _bits.finish(plan)
+        _PLANS[c] = plan
+    return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops), plan
+
+
+def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
+    """Which exhaustive kernel a circuit runs on, and why.
+
+    The choice is automatic and exact either way (both kernels give identical counts, first
+    counterexamples and truth tables).  The bit-sliced kernel applies when each layer-1 gate's
+    partial sum over the low 12 input bits takes few enough values that its threshold masks fit
+    in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Where both
+    apply, a cost model (mask-table build plus plane operations against points times gates,
+    constants measured by ``benchmarks/bench_bitsliced.py``) picks the faster one, so small
+    cubes stay on the low/high kernel.  The mask table of a circuit object is built once and
+    reused by later calls.
+
+    Parameters
+    ----------
+    circuit : ThresholdCircuit
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        ``"auto"`` (the default) decides; the others force a kernel (``"bitsliced"`` raises
+        :class:`~circuits.utils.errors.InvalidCircuitError` where it does not apply).
+
+    Returns
+    -------
+    KernelPlan
+        ``.kernel`` and ``.reason`` (plus the mask-table size and an operation estimate).
+
+    Examples
+    --------
+    >>> from circuits.constructions import ip_depth3
+    >>> kernel_plan(ip_depth3(16)).kernel           # 2^32 points, weights 1
+    'bitsliced'
+    >>> kernel_plan(ip_depth3(4)).kernel            # 256 points: not worth building masks
+    'lowhigh'
+    >>> from circuits.threshold import ThresholdCircuit
+    >>> kernel_plan(ThresholdCircuit.single_gate([2**40] * 30, 1)).kernel   # large weights
+    'lowhigh'
+    """
+    c = _as_circuit(circuit)
+    return _plan_of(c, kernel, finish=False)[0]
+
+
+def _bits_threads(args, h_lo: int, h_hi: int):
+    """``_bs_block`` over [h_lo, h_hi) on ``numba.get_num_threads()`` Python threads.
+
+    The block kernel releases the GIL (``nogil``), so threads run it in parallel; they take
+    chunks of high-block values from a shared list (dynamic scheduling).  Measured on the shared
+    2-vCPU machines: numba's OpenMP ``prange`` ran the bit-sliced kernel 2.4x slower on two
+    threads than on one under load 4, these threads never slower than one.  Counts add and the
+    first index is the smallest over chunks, so the result does not depend on scheduling.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+    threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
+    n_chunks = min(h_hi - h_lo, 8 * threads)
+    span = h_hi - h_lo
+    bounds = iter([(h_lo + i * span // n_chunks, h_lo + (i + 1) * span // n_chunks)
+                   for i in range(n_chunks)])
+    lock = threading.Lock()
+
+    def worker():
+        count, first = 0, -1
+        while True:
+            with lock:
+                b = next(bounds, None)
+            if b is None:
+                return count, first
+            c, f = _bits._bs_block(*args, b[0], b[1])
+            count += int(c)
+            if f >= 0 and (first < 0 or f < first):
+                first = int(f)
+
+    if threads == 1:
+        return worker()
+    with ThreadPoolExecutor(threads) as pool:
+        parts = [fut.result() for fut in [pool.submit(worker) for _ in range(threads)]]
+    hits = [f for _, f in parts if f >= 0]
+    return sum(c for c, _ in parts), (min(hits) if hits else -1)
+
+
+def _bits_run(plan, spec, start: int, stop: int, out):
+    """The bit-sliced kernel on [start, stop): serial for small jobs, else on threads."""
+    kind, params, table = spec
+    if stop <= start:
+        return 0, -1
+    params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
+    table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
+    geom = np.array([start, stop, kind], dtype=np.int64)
+    h_lo = start >> _bits.LB
+    h_hi = ((stop - 1) >> _bits.LB) + 1
+    work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
+    args = plan.args() + (geom, params, table, out)
+    if work < _SERIAL_BITS_WORK:
+        count, first = _bits._bs_block(*args, h_lo, h_hi)
+        return int(count), int(first)
+    return _bits_threads(args, h_lo, h_hi)
+
+
 def _disagree_chunk(packed, spec, start: int, stop: int):
     """Count and first mismatch on [start, stop): one idempotent unit of work (picklable)."""
+    if isinstance(packed, _bits.Plan):
+        return _bits_run(packed, spec, start, stop, _NO_OUT)
     wflat, tflat, sizes, low = packed
     kind, params, table = spec
     geom = np.array([low, start, stop, kind], dtype=np.int64)
@@ -194,7 +399,7 @@ class _ChunkFn:
 
 def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bits=None,
                         progress: bool = False, max_seconds=DEFAULT,
-                        timeout: "float | None" = 120.0) -> Disagreements:
+                        timeout: "float | None" = 120.0, kernel: str = "auto") -> Disagreements:
     """Exact number of points of {0,1}^N where ``circuit`` differs from ``target``.
 
     Parameters
@@ -216,6 +421,8 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     timeout : float or None
         Dask only: seconds without any worker or scheduler before giving up
         (:class:`~circuits.utils.errors.ClusterLostError`).
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
 
     Ctrl-C raises ``KeyboardInterrupt`` within about 0.2 s: the cube is walked in slices.
 
@@ -233,7 +440,7 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     c = _as_circuit(circuit)
     n = check_n_bits(c.n_inputs, name="circuit.n_inputs")
     f = as_boolean_function(target, n)
-    fn = _ChunkFn(_circuit_kernel_args(c), f._spec())
+    fn = _ChunkFn(_plan_of(c, kernel)[1], f._spec())
     count, first = _run(fn, 1 << n, executor=executor, client=client, chunk_bits=chunk_bits,
                         progress=progress, desc=f"count_disagreements on 2^{n} points",
                         max_seconds=max_seconds, timeout=timeout)
@@ -242,7 +449,7 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
 
 
 def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress: bool = False,
-               max_seconds=DEFAULT, timeout: "float | None" = 120.0) -> int:
+               max_seconds=DEFAULT, timeout: "float | None" = 120.0, kernel: str = "auto") -> int:
     """Exact number of points of {0,1}^N where the circuit outputs 1 (streams; O(1) memory).
 
     Parameters
@@ -261,6 +468,8 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
         Limit on the estimated run time, as in :func:`count_disagreements`.
     timeout : float or None
         Dask only, as in :func:`count_disagreements`.
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples
     --------
@@ -272,7 +481,7 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
     from circuits.functions import Constant
     res = count_disagreements(c, Constant(c.n_inputs, 0), client=client, executor=executor,
                               chunk_bits=chunk_bits, progress=progress, max_seconds=max_seconds,
-                              timeout=timeout)
+                              timeout=timeout, kernel=kernel)
     return res.count
 
 
@@ -283,6 +492,9 @@ class _TableFn:
         self.packed, self.out = packed, out
 
     def __call__(self, start, stop):
+        if isinstance(self.packed, _bits.Plan):
+            _bits_run(self.packed, (-1, _NO_PARAMS, _NO_TABLE), start, stop, self.out[start:stop])
+            return
         wflat, tflat, sizes, low = self.packed
         geom = np.array([low, start, stop, -1], dtype=np.int64)
         _cube(wflat, tflat, sizes, geom, _NO_PARAMS, _NO_TABLE, self.out[start:stop])
@@ -293,7 +505,7 @@ def _nothing(acc, part):
 
 
 def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
-                max_seconds=DEFAULT) -> np.ndarray:
+                max_seconds=DEFAULT, kernel: str = "auto") -> np.ndarray:
     """The circuit's outputs on every point of {0,1}^N as uint8, in cube order.
 
     Runs in slices (Ctrl-C within ~0.2 s).
@@ -309,6 +521,8 @@ def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
         Show a progress bar over points, with an ETA.
     max_seconds : float or None
         Limit on the estimated run time, as in :func:`count_disagreements`.
+    kernel : {"auto", "bitsliced", "lowhigh"}
+        Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples
     --------
@@ -320,7 +534,7 @@ def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
     n = check_exhaustive(c.n_inputs, allow_large=allow_large, what="truth_table()")
     from circuits.utils.parallel import run_chunks
     out = np.empty(1 << n, dtype=np.uint8)
-    run_chunks(_TableFn(_circuit_kernel_args(c), out), 1 << n, combine=_nothing, initial=None,
+    run_chunks(_TableFn(_plan_of(c, kernel)[1], out), 1 << n, combine=_nothing, initial=None,
                progress=progress, desc=f"truth_table of 2^{n} points", max_seconds=max_seconds)
     return out
 

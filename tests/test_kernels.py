@@ -66,6 +66,18 @@ def scaled_to_bound(circuit, bound):
 PATHS = ["serial", "parallel"]
 
 
+@pytest.fixture(autouse=True)
+def lowhigh_kernel(monkeypatch):
+    """These tests are about the low/high kernel, so "auto" means it here; the bit-sliced kernel
+    has its own twins in tests/test_bitsliced.py."""
+    orig = simulate._plan_of
+
+    def pinned(circuit, kernel="auto", **kw):
+        return orig(circuit, "lowhigh" if kernel == "auto" else kernel, **kw)
+
+    monkeypatch.setattr(simulate, "_plan_of", pinned)
+
+
 def force_path(monkeypatch, path):
     """Send every job to the serial block functions or to the parallel (prange) kernels."""
     limit = 1 << 62 if path == "serial" else 0

@@ -38,7 +38,7 @@ _LONG_COUNT = """
     from circuits.analysis import correlation
     kind, ex = {kind!r}, {executor!r}
     small = C.ThresholdCircuit.single_gate([1] * 20, 10)
-    big = C.ThresholdCircuit.single_gate([1] * 36, 18)     # minutes of work
+    big = C.ThresholdCircuit.single_gate([1] * 40, 20)     # minutes of work (either kernel)
     C.count_ones(small, executor=ex); C.truth_table(small)  # compile outside the timed part
     print("started", flush=True)
     try:
@@ -116,7 +116,7 @@ def test_threads_stop_at_the_next_slice_when_the_run_is_cancelled():
 
 @pytest.mark.parametrize("executor", [None, "threads"])
 def test_runaway_count_is_refused_quickly_with_its_estimate(executor):
-    big = c.ThresholdCircuit.single_gate([1] * 60, 30)
+    big = c.ThresholdCircuit.single_gate([1] * 62, 31)   # the bit-sliced kernel: ~2.6 years
     t = time.perf_counter()
     with pytest.raises(RunTooLongError) as info:
         c.count_ones(big, executor=executor)
@@ -125,14 +125,14 @@ def test_runaway_count_is_refused_quickly_with_its_estimate(executor):
     assert isinstance(err, DepthsepError)
     assert err.max_seconds == parallel.DEFAULT_MAX_SECONDS
     assert err.estimate_seconds > 365 * 86400          # years at any plausible speed
-    assert err.n_items == 1 << 60
+    assert err.n_items == 1 << 62
     msg = str(err)
-    for hint in ("years", "client=", "max_seconds=None", "DEPTHSEP_MAX_SECONDS", "2^60"):
+    for hint in ("years", "client=", "max_seconds=None", "DEPTHSEP_MAX_SECONDS", "2^62"):
         assert hint in msg
 
 
 def test_limit_from_keyword_and_environment(monkeypatch):
-    circ = c.ThresholdCircuit.single_gate([1] * 30, 15)
+    circ = c.ThresholdCircuit.single_gate([1] * 40, 20)   # seconds even bit-sliced
     with pytest.raises(RunTooLongError, match="max_seconds=0.001"):
         c.count_ones(circ, max_seconds=0.001)
     monkeypatch.setenv("DEPTHSEP_MAX_SECONDS", "0.001")

@@ -1,0 +1,638 @@
+"""Private bit-sliced numba kernels for layered threshold circuits with small weights.
+
+Wrappers in ``circuits.simulate`` validate and choose the kernel (``simulate.kernel_plan``);
+:func:`build` turns a circuit into flat integer arrays (all exactness bookkeeping in Python
+ints) and the kernels only loop.  Never ``fastmath``: every decision is exact integer or
+bitwise arithmetic.
+
+Layout
+------
+A point is k = (h << LB) + a with a in [0, 2^LB) the *lane* (LB = 12: 4096 lanes) and h the
+*high-block value*.  A *plane* is NW = 2^LB / 64 uint64 words holding one bit per lane (lane a
+is bit a % 64 of word a // 64).  For each h the kernel computes the circuit's output plane, the
+circuit's value at the 4096 points (h << LB) + a, and compares it with the target's plane.
+
+Exactness (the argument the kernels rely on)
+--------------------------------------------
+0. **Normalised gates.**  A threshold t above the largest reachable sum P = sum of the positive
+   weights never fires, one at or below the smallest M = sum of the negative weights always
+   fires, so the builder replaces t by min(max(t, M), P + 1): the same gate, and every number
+   below has magnitude <= sum |w| + 1.  The *complement* of a gate [w . z >= t] is the gate
+   [(-w) . z >= 1 - t] (integers: w . z < t iff -w . z >= 1 - t); it is used wherever a
+   layer-2 gate reads a layer-1 gate with a negative weight, so adders never negate planes.
+1. **Layer 1 by masks.**  Let L1 = min(N, LB) and, for gate j with weights w_j and threshold
+   t_j, s_j(a) = sum_{i < L1} w_ji bit_i(a) (the low partial sum) and H_j(h) = sum_{i >= L1}
+   w_ji bit_i(k) (the high partial sum; bit i of k for i >= LB is bit i - LB of h; when
+   N <= LB there is one h = 0 and H_j = 0).  Then w_j . z(k) = s_j(a) + H_j(h) exactly, so gate j
+   fires at k iff s_j(a) >= c with c = t_j - H_j(h).  s_j(a) lies in [lo_j, hi_j] (lo_j = sum of
+   the negative low weights, hi_j = sum of the positive ones).  The builder stores, for every
+   integer c' = lo_j + i, i = 0 .. hi_j - lo_j + 1, the plane M_j[i] = {a : s_j(a) >= c'}; M_j[0]
+   is all lanes and M_j[hi_j - lo_j + 1] is empty.  For any integer c, {a : s_j(a) >= c} equals
+   M_j[clamp(c - lo_j, 0, hi_j - lo_j + 1)]: below lo_j every lane fires, above hi_j none does,
+   in between it is the stored mask.  So the plane of gate j is one table look-up.  The kernel
+   keeps idx_j = (t_j - lo_j) - H_j(h) in int64 and updates it as h advances (only the bits of
+   h ^ (h - 1) change); every intermediate value has magnitude <= |t_j| + sum |w_j| <=
+   2 sum |w_j| + 1, and the builder refuses the kernel unless that is < 2^62.
+2. **Layers >= 2 by bit-sliced adders.**  For a gate with weights v on the previous layer's
+   0/1 outputs z and threshold T, put neg = sum_{v_i < 0} |v_i|, tot = sum |v_i| and
+   z'_i = z_i if v_i > 0 else 1 - z_i (a complement plane, item 0 or a NOT op).  Then
+   S' = sum_i |v_i| z'_i = v . z + neg, so the gate fires iff S' >= T' := T + neg, and
+   0 <= S' <= tot < 2^K with K = max(1, bitlen(tot)).  If T' <= 0 the gate is constant 1 (T'
+   encoded as 0), if T' >= 2^K it is constant 0 (encoded -1); both are decided in Python ints.
+   S' is computed per lane in binary: write each |v_i| in binary, so S' = sum_b 2^b (number of
+   planes z'_i with bit b of |v_i| set).  Column b (from 0 up) holds those planes plus the
+   carries sent to it by columns b - 1 and b - 2.  A 7:3 compressor maps its accumulator A and
+   six planes x_1..x_6 of weight 2^b to (s, c1, c2) with A + sum x = s + 2 c1 + 4 c2 in every
+   lane: three full adders (XOR = sum bit, majority = carry bit) give A + sum x = s + 2 (k1 +
+   k2 + k3), and a fourth gives k1 + k2 + k3 = c1 + 2 c2.  s is the column's new accumulator,
+   c1 goes to column b + 1, c2 to column b + 2; missing inputs are an all-zero plane.  When
+   column b has consumed all its planes its accumulator is bit b of S' (no planes: 0), since
+   each step preserves the weighted sum and higher columns only receive weight >= 2^(b+1).
+   Carries into columns >= K are zero because S' < 2^K, so they are dropped.  Finally S' >= T'
+   is decided bitwise from the least significant bit up: r_{-1} = 1, r_b = S'_b | r_{b-1} if
+   bit b of T' is 0 and S'_b & r_{b-1} if it is 1, so r_b = [S' mod 2^(b+1) >= T' mod 2^(b+1)]
+   and r_{K-1} = [S' >= T'] (a tie gives 1, as the gate rule requires).  Gates of one layer
+   with identical weight rows share S'.  The builder emits this as a fixed program (it does not
+   depend on h); every scalar in it is a Python int < 2^62 before it becomes int64.
+3. **Targets** are planes too: constant, PARITY and IP_n with n >= 6.  Word q of the plane of h
+   holds the points k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q.  For IP (x = low n bits,
+   y = the next n bits) with n >= 6, r is x's low 6 bits and the rest depends on K6 only:
+   y = (K6 >> (n - 6)) mod 2^n, x_hi = K6 mod 2^(n-6), IP = parity(r & y) xor
+   parity(x_hi & (y >> 6)); the first term is word y mod 64 of a 64-entry table.  PARITY is
+   parity(r) xor parity(K6).  Any other target (and IP with n < 6) is evaluated lane by lane
+   with ``_kernels._target_bit``.  Disagreements are popcounts of (output xor target) restricted
+   to the lanes in [start, stop); the first one is the lowest set bit of the first nonzero word
+   of the first such h, the smallest index because k increases with h and then with the lane.
+
+Performance notes: numba does not run LLVM's SLP vectoriser, so every plane operation is a loop
+of NW = 64 iterations over words, which the loop vectoriser turns into SIMD code once it has
+checked at run time that the stored plane block does not overlap the loaded planes.  All stores
+of one op go to one block of consecutive planes, so that check stays within LLVM's limit; array
+indices are unsigned (no negative-index wraparound).
+"""
+
+import numba
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.core.extending import intrinsic
+
+from circuits._kernels import KIND_CONST, KIND_IP, KIND_PARITY, _popcount, _target_bit
+
+
+@intrinsic
+def _ctpop_llvm(typingctx, x):
+    """LLVM's ctpop on a uint64 (one VPOPCNTQ lane where the CPU has it)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+if numba.config.DISABLE_JIT:    # pure-Python twin run: no LLVM intrinsics
+    _ctpop = _popcount
+else:
+    @njit(cache=True, nogil=True, inline="always")
+    def _ctpop(x):
+        """Number of set bits of a uint64 (exact; the loops using it vectorise)."""
+        return np.int64(_ctpop_llvm(x))
+
+LB = 12             # lane bits: 4096 points per plane (measured: 12 beats 11 by ~1.5x; 10 does
+NW = 64             # not vectorise); NW = 2^LB / 64 words per plane, a compile-time constant
+LANES = 1 << LB
+ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+MAX_K = 62          # bit-sliced sums and layer-1 index arithmetic must stay below 2^62
+
+# program op codes (rows of ``ops``: [op, dst, a, s1, s2, s3, s4, s5, s6], offsets in words)
+OP_C73_MASK = 0     # block dst..dst+3 planes <- 7:3(buf[a], mask planes of layer-1 gates s1..s6)
+OP_C73_BUF = 1      # same with s1..s6 word offsets in buf
+OP_CMP = 2          # buf[dst] <- [S' >= T'], T' = a (-1: constant 0), K = s1, S'_b = buf[sidx[s2 + b]]
+OP_NOT = 3          # buf[dst] <- not buf[a]
+OP_MASK = 4         # buf[dst] <- mask plane of layer-1 gate a (depth-1 circuits)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ctz(x):
+    """Number of trailing zero bits of a nonzero uint64."""
+    return _popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
+@njit(cache=True, nogil=True)
+def _layer1_masks(W1, lo, mlen, moff, L1, total):
+    """The mask table of layer 1: the NW words at moff[j] + i * NW are {a : s_j(a) >= lo_j + i}.
+
+    First the plane with index s_j(a) - lo_j gets lane a, then a suffix OR from the top index
+    down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).  The last NW words of
+    the table stay zero: the all-zero plane that pads the compressors.
+    """
+    masks = np.zeros(total, dtype=np.uint64)
+    g1 = W1.shape[0]
+    s = np.empty(LANES, dtype=np.int64)
+    for j in range(g1):
+        s[0] = 0
+        top = 0
+        for a in range(1, LANES):          # s[a] = s[a - 2^top] + w_top: one add per lane
+            if a >= (2 << top):
+                top += 1
+            s[a] = s[a - (1 << top)] + (W1[j, top] if top < L1 else 0)
+        base = moff[j]
+        for a in range(LANES):
+            masks[base + (s[a] - lo[j]) * NW + (a >> 6)] |= np.uint64(1) << np.uint64(a & 63)
+        for i in range(mlen[j] - 2, -1, -1):
+            o = base + i * NW
+            for q in range(NW):
+                masks[o + q] |= masks[o + NW + q]
+    return masks
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _c73(buf, dst, a, src, o1, o2, o3, o4, o5, o6):
+    """7:3 compressor: buf planes dst, dst + NW, dst + 2 NW <- (s, c1, c2) with
+    A + x1 + ... + x6 = s + 2 c1 + 4 c2 per lane (A = buf plane at a, x_i = src planes at o_i)."""
+    dst = np.uint64(dst)    # unsigned indices: no negative-index wraparound, so the loop vectorises
+    a = np.uint64(a)
+    o1 = np.uint64(o1)
+    o2 = np.uint64(o2)
+    o3 = np.uint64(o3)
+    o4 = np.uint64(o4)
+    o5 = np.uint64(o5)
+    o6 = np.uint64(o6)
+    w1 = np.uint64(NW)
+    w2 = np.uint64(2 * NW)
+    for q in range(NW):
+        v = np.uint64(q)
+        x1 = src[o1 + v]
+        x2 = src[o2 + v]
+        x3 = src[o3 + v]
+        x4 = src[o4 + v]
+        x5 = src[o5 + v]
+        x6 = src[o6 + v]
+        acc = buf[a + v]
+        u = x1 ^ x2
+        s1 = u ^ x3
+        k1 = (x1 & x2) | (u & x3)
+        u = x4 ^ x5
+        s2 = u ^ x6
+        k2 = (x4 & x5) | (u & x6)
+        u = acc ^ s1
+        k3 = (acc & s1) | (u & s2)
+        buf[dst + v] = u ^ s2
+        u = k1 ^ k2
+        buf[dst + w1 + v] = u ^ k3
+        buf[dst + w2 + v] = (k1 & k2) | (u & k3)
+
+
+@njit(cache=True, nogil=True)
+def _program(ops, sidx, masks, moffs, buf):
+    """Run the circuit program (layers >= 2; module docstring, item 2) on the planes of one h."""
+    for p in range(ops.shape[0]):
+        op = ops[p, 0]
+        dst = ops[p, 1]
+        if op == OP_C73_MASK:
+            _c73(buf, dst, ops[p, 2], masks, moffs[ops[p, 3]], moffs[ops[p, 4]], moffs[ops[p, 5]],
+                 moffs[ops[p, 6]], moffs[ops[p, 7]], moffs[ops[p, 8]])
+        elif op == OP_C73_BUF:
+            _c73(buf, dst, ops[p, 2], buf, ops[p, 3], ops[p, 4], ops[p, 5], ops[p, 6], ops[p, 7],
+                 ops[p, 8])
+        elif op == OP_CMP:
+            o = np.uint64(dst)
+            tp = ops[p, 2]
+            if tp < 0:
+                for q in range(NW):
+                    buf[o + np.uint64(q)] = 0
+                continue
+            for q in range(NW):
+                buf[o + np.uint64(q)] = ONES
+            for b in range(ops[p, 3]):
+                ob = np.uint64(sidx[ops[p, 4] + b])
+                if (tp >> b) & 1:
+                    for q in range(NW):
+                        v = np.uint64(q)
+                        buf[o + v] &= buf[ob + v]
+                else:
+                    for q in range(NW):
+                        v = np.uint64(q)
+                        buf[o + v] |= buf[ob + v]
+        elif op == OP_NOT:
+            o = np.uint64(dst)
+            s = np.uint64(ops[p, 2])
+            for q in range(NW):
+                v = np.uint64(q)
+                buf[o + v] = ~buf[s + v]
+        else:   # OP_MASK
+            o = np.uint64(dst)
+            s = np.uint64(moffs[ops[p, 2]])
+            for q in range(NW):
+                v = np.uint64(q)
+                buf[o + v] = masks[s + v]
+
+
+@njit(cache=True, nogil=True)
+def _parity_word(z):
+    """The word whose bit r (r < 64) is parity(r & z)."""
+    w = np.uint64(0)
+    for r in range(64):
+        if _popcount(r & z) & 1:
+            w |= np.uint64(1) << np.uint64(r)
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _range_word(w, q, lo, hi):
+    """Word q of a plane restricted to the lanes in [lo, hi)."""
+    q_lo = q * 64
+    if hi <= q_lo or lo >= q_lo + 64:
+        return np.uint64(0)
+    if lo > q_lo:
+        w &= ONES << np.uint64(lo - q_lo)
+    if hi < q_lo + 64:
+        w &= ONES >> np.uint64(q_lo + 64 - hi)
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h_hi):
+    """The circuit on the planes of the high-block values h_lo <= h < h_hi, restricted to the cube
+    indices [start, stop) = geom[0:2]; returns (count, first) of this block.
+
+    ``geom[2]`` is the target kind (< 0: truth-table mode, outputs written to ``out[k - start]``,
+    each block to its own range).  Otherwise the number of points where the circuit differs from
+    the target ``(kind, params, table)`` and the smallest such index (-1 if none).  Callers run
+    blocks on threads (the kernel releases the GIL); memory is the mask table plus one small
+    scratch buffer per block, nothing grows with 2^N besides ``out``.
+
+    ``l1[j] = [moff_j, mlen_j, t_j - lo_j]`` for the layer-1 gates (complements included) and
+    one last row for the zero plane: gate j's masks start at word moff_j, there are mlen_j of
+    them, and its plane at h is mask clamp((t_j - lo_j) - H_j(h), 0, mlen_j - 1).
+    ``prog = [buffer words, output plane offset]``.
+    """
+    start = geom[0]
+    stop = geom[1]
+    kind = geom[2]
+    g1 = WhT.shape[1]
+    H = WhT.shape[0]
+    buf = np.zeros(prog[0], dtype=np.uint64)
+    oo = prog[1]
+    tv = np.zeros(NW, dtype=np.uint64)
+    mbase = np.empty(g1, dtype=np.int64)
+    mtop = np.empty(g1, dtype=np.int64)
+    idx = np.empty(g1, dtype=np.int64)
+    moffs = np.empty(g1 + 1, dtype=np.int64)
+    moffs[g1] = l1[g1, 0]                       # the zero plane
+    for j in range(g1):
+        mbase[j] = l1[j, 0]
+        mtop[j] = l1[j, 1] - 1
+        idx[j] = l1[j, 2]
+    for i in range(H):
+        if (h_lo >> i) & 1:
+            for j in range(g1):
+                idx[j] -= WhT[i, j]
+    pw = np.empty(64, dtype=np.uint64)          # pw[z]: bit r set iff parity(r & z)
+    pq = np.empty((64, NW), dtype=np.uint64)    # pq[z, q]: all ones iff parity(q & z)
+    for z in range(64):
+        pw[z] = _parity_word(z)
+        for q in range(NW):
+            pq[z, q] = ONES if _popcount(q & z) & 1 else np.uint64(0)
+    n_ip = params[0]
+    ip_fast = kind == KIND_IP and n_ip >= 6
+    ip_sh = n_ip - 6
+    ip_mask = (np.int64(1) << n_ip) - 1
+    ip_xmask = (np.int64(1) << max(n_ip - 6, 0)) - 1
+    c = np.int64(0)
+    f = np.int64(-1)
+    for h in range(h_lo, h_hi):
+        if h > h_lo:
+            changed = h ^ (h - 1)
+            for i in range(H):
+                if (changed >> i) & 1:
+                    if (h >> i) & 1:
+                        for j in range(g1):
+                            idx[j] -= WhT[i, j]
+                    else:
+                        for j in range(g1):
+                            idx[j] += WhT[i, j]
+        for j in range(g1):
+            moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
+        _program(ops, sidx, masks, moffs, buf)
+        base = h << LB
+        lo = max(start - base, 0)
+        hi = min(stop - base, LANES)
+        if kind < 0:
+            off = base - start
+            for a in range(lo, hi):
+                out[off + a] = np.uint8((buf[oo + (a >> 6)] >> np.uint64(a & 63)) & np.uint64(1))
+            continue
+        if kind == KIND_CONST:
+            fill = ONES if params[0] != 0 else np.uint64(0)
+            for q in range(NW):
+                tv[q] = fill
+        elif ip_fast and n_ip >= LB:
+            # here y = h >> (n - LB) for every word and x_hi = ((h mod 2^(n-LB)) << 6) | q, so
+            # word q = pw[y mod 64] ^ parity((h mod 2^(n-LB)) & (y >> 12)) ^ parity(q & (y >> 6))
+            y = (h >> (n_ip - LB)) & ip_mask
+            hb = _popcount((h & ((np.int64(1) << (n_ip - LB)) - 1)) & (y >> LB)) & 1
+            wc = pw[y & 63] ^ (ONES if hb else np.uint64(0))
+            row = pq[(y >> 6) & 63]
+            for q in range(NW):
+                tv[q] = wc ^ row[q]
+        elif ip_fast:
+            # word q holds k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q; with n >= 6 the
+            # lane bits r are x's low 6 bits, so IP = parity(r & y_6) ^ parity(x_hi & (y >> 6))
+            for q in range(NW):
+                k6 = (h << (LB - 6)) + q
+                y = (k6 >> ip_sh) & ip_mask
+                x_hi = k6 & ip_xmask
+                tv[q] = pw[y & 63] ^ (ONES if _popcount(x_hi & (y >> 6)) & 1 else np.uint64(0))
+        elif kind == KIND_PARITY:
+            for q in range(NW):
+                k6 = (h << (LB - 6)) + q
+                tv[q] = pw[63] ^ (ONES if _popcount(k6) & 1 else np.uint64(0))
+        else:
+            for q in range(NW):
+                tv[q] = 0
+            for a in range(lo, hi):
+                if _target_bit(base + a, kind, params, table):
+                    tv[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+        full = lo == 0 and hi == LANES
+        d = np.int64(0)
+        if full:
+            for q in range(NW):
+                d += _ctpop(buf[oo + q] ^ tv[q])
+        else:
+            for q in range(NW):
+                d += _ctpop(_range_word(buf[oo + q] ^ tv[q], q, lo, hi))
+        if d > 0:
+            c += d
+            if f < 0:
+                for q in range(NW):
+                    w = buf[oo + q] ^ tv[q]
+                    if not full:
+                        w = _range_word(w, q, lo, hi)
+                    if w != 0:
+                        f = base + q * 64 + _ctz(w)
+                        break
+    return c, f
+
+
+# ---------------------------------------------------------------------------------------------
+# Plan builder (plain Python; the exactness bookkeeping is in Python ints, module docstring).
+# ---------------------------------------------------------------------------------------------
+
+class NotApplicable(ValueError):
+    """The bit-sliced kernel does not apply to this circuit (the message says why)."""
+
+
+class Plan:
+    """Flat arrays for :func:`_bs_block` (picklable, no numba objects)."""
+
+    __slots__ = ("masks", "l1", "WhT", "ops", "sidx", "prog", "n_inputs", "mask_bytes",
+                 "n_ops", "n_l1", "pending")
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state):
+        for k, v in state.items():      # read-only again, so workers reuse the compiled kernel
+            setattr(self, k, _readonly(v) if isinstance(v, np.ndarray) else v)
+
+    def args(self):
+        return self.masks, self.l1, self.WhT, self.ops, self.sidx, self.prog
+
+
+def _readonly(a):
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+def _normalised(row, t):
+    """min(max(t, M), P + 1) for weights ``row`` (module docstring, item 0); Python ints."""
+    pos = sum(v for v in row if v > 0)
+    neg = sum(v for v in row if v < 0)
+    return min(max(int(t), neg), pos + 1)
+
+
+class _Layer1:
+    """Layer-1 gates the program reads: gate j as is (j, False) or complemented (j, True)."""
+
+    def __init__(self, rows, thresholds):
+        self.rows = rows
+        self.thresholds = thresholds
+        self.index = {}
+        self.gates = []     # (weights row, threshold) as Python ints
+
+    def plane(self, j, complement):
+        key = (j, complement)
+        if key not in self.index:
+            row, t = self.rows[j], self.thresholds[j]
+            if complement:
+                row, t = [-v for v in row], 1 - t
+            self.index[key] = len(self.gates)
+            self.gates.append((row, _normalised(row, t)))
+        return self.index[key]
+
+
+class _Program:
+    """Emits ops and allocates buffer words (plane 0 is the all-zero plane, never written).
+
+    Compressor blocks (3 planes) are recycled once all three planes have been read, so the
+    scratch buffer stays small (cache-resident); an op's output block is allocated before its
+    inputs are released, so no op writes a plane it reads.
+    """
+
+    def __init__(self):
+        self.ops = []
+        self.sidx = []
+        self.words = NW
+        self.free3 = []
+        self.live = {}      # block offset -> set of its unread plane offsets
+        self.block_of = {}  # plane offset -> block offset
+
+    def alloc(self, planes):
+        if planes == 3 and self.free3:
+            o = self.free3.pop()
+        else:
+            o = self.words
+            self.words += planes * NW
+        if planes == 3:
+            self.live[o] = {o, o + NW, o + 2 * NW}
+            for k in range(3):
+                self.block_of[o + k * NW] = o
+        return o
+
+    def release(self, plane):
+        """Plane ``plane`` has been read for the last time (non-block planes are ignored)."""
+        blk = self.block_of.get(plane)
+        if blk is None:
+            return
+        left = self.live[blk]
+        left.discard(plane)
+        if not left:
+            del self.live[blk]
+            self.free3.append(blk)
+
+    def emit(self, *row):
+        row = list(row) + [0] * (9 - len(row))
+        self.ops.append(row)
+
+
+def _sum_columns(prog, inputs, K, zero_mask):
+    """Emit the 7:3 compressors for S' = sum_b 2^b (planes of column b); returns the K offsets
+    of the bit planes of S' (0 = zero plane), which the caller releases after reading them.
+    ``inputs[b]`` is a list of ("m", gate) or ("b", word offset) planes."""
+    cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 2)]
+    bits = []
+    for b in range(K):
+        acc = 0                                   # the zero plane
+        for kind in ("m", "b"):
+            while True:
+                group = [x for k, x in cols[b] if k == kind]
+                if not group:
+                    break
+                take, rest = group[:6], group[6:]
+                cols[b] = [(k, x) for k, x in cols[b] if k != kind] + [(kind, x) for x in rest]
+                pad = zero_mask if kind == "m" else 0
+                take = take + [pad] * (6 - len(take))
+                dst = prog.alloc(3)
+                prog.emit(OP_C73_MASK if kind == "m" else OP_C73_BUF, dst, acc, *take)
+                prog.release(acc)
+                if kind == "b":
+                    for x in take:
+                        prog.release(x)
+                acc = dst
+                cols[b + 1].append(("b", dst + NW))
+                cols[b + 2].append(("b", dst + 2 * NW))
+        bits.append(acc)
+    for b in (K, K + 1):                          # carries into columns >= K: zero, dropped
+        for _, x in cols[b]:
+            prog.release(x)
+    return bits
+
+
+def build(circuit):
+    """The :class:`Plan` of a layered circuit, without its mask table (see :func:`finish`).
+
+    Raises :class:`NotApplicable` (with the reason) when a bound of the module docstring fails;
+    the caller then uses the low/high kernel.
+    """
+    N = circuit.n_inputs
+    L1 = min(N, LB)
+    layers = circuit.layers
+    first = layers[0]
+    l1 = _Layer1(first.weights.tolist(), [int(t) for t in first.thresholds.tolist()])
+    prog = _Program()
+    if len(layers) == 1:
+        g = l1.plane(0, False)
+        out = prog.alloc(1)
+        prog.emit(OP_MASK, out, g)
+        planes = None
+    else:
+        planes = None       # planes of the previous layer (layers >= 3): {(gate, complement): off}
+        for li in range(1, len(layers)):
+            layer = layers[li]
+            rows = [[int(v) for v in row] for row in layer.weights.tolist()]
+            thr = [int(t) for t in layer.thresholds.tolist()]
+            used_neg = {i for row in rows for i, v in enumerate(row) if v < 0}
+            if planes is not None:      # NOT planes for inputs read with a negative weight
+                for i in sorted(used_neg):
+                    o = prog.alloc(1)
+                    prog.emit(OP_NOT, o, planes[(i, False)])
+                    planes[(i, True)] = o
+            new = {}
+            groups = {}
+            for g, row in enumerate(rows):
+                groups.setdefault(tuple(row), []).append(g)
+            for row, members in groups.items():
+                tot = sum(abs(v) for v in row)
+                neg = sum(-v for v in row if v < 0)
+                K = max(1, tot.bit_length())
+                if K > MAX_K:
+                    raise NotApplicable(f"layer {li + 1} has a gate with sum |w| = {tot} >= "
+                                        f"2^{MAX_K}")
+                cols = [[] for _ in range(K)]
+                for i, v in enumerate(row):
+                    m, b = abs(v), 0
+                    while m:
+                        if m & 1:
+                            if planes is None:
+                                cols[b].append(("m", l1.plane(i, v < 0)))
+                            else:
+                                cols[b].append(("b", planes[(i, v < 0)]))
+                        m >>= 1
+                        b += 1
+                # the zero mask plane is referenced as gate index -1 and fixed below
+                bits = _sum_columns(prog, cols, K, -1)
+                s0 = len(prog.sidx)
+                prog.sidx.extend(bits)
+                for g in members:
+                    tp = thr[g] + neg
+                    if tp <= 0:
+                        tp = 0              # constant 1
+                    elif tp >= (1 << K):
+                        tp = -1             # constant 0 (S' <= tot < 2^K)
+                    o = prog.alloc(1)
+                    prog.emit(OP_CMP, o, tp, K, s0)
+                    new[(g, False)] = o
+                for x in bits:
+                    prog.release(x)
+            planes = new
+        out = planes[(0, False)]
+    # layer-1 mask table
+    g1 = len(l1.gates)
+    lo, mlen, cbase, WhT = [], [], [], np.zeros((max(N - LB, 0), g1), dtype=np.int64)
+    W1 = np.zeros((g1, N), dtype=np.int64)
+    for j, (row, t) in enumerate(l1.gates):
+        tot = sum(abs(v) for v in row)
+        if (2 * tot + 2).bit_length() > MAX_K:
+            raise NotApplicable(f"a layer-1 gate has sum |w| = {tot}, too large for int64 "
+                                f"index arithmetic")
+        lo_j = sum(v for v in row[:L1] if v < 0)
+        hi_j = sum(v for v in row[:L1] if v > 0)
+        lo.append(lo_j)
+        mlen.append(hi_j - lo_j + 2)
+        cbase.append(t - lo_j)
+        W1[j] = row
+        if N > LB:
+            WhT[:, j] = row[LB:]
+    n_masks = sum(mlen) + 1
+    plan = Plan()
+    plan.mask_bytes = n_masks * NW * 8
+    plan.n_l1 = g1
+    moff = np.zeros(g1, dtype=np.int64)
+    acc = 0
+    for j in range(g1):
+        moff[j] = acc
+        acc += mlen[j] * NW
+    plan.n_inputs = N
+    plan.n_ops = len(prog.ops)
+    ops = np.array(prog.ops, dtype=np.int64).reshape(-1, 9)
+    m = ops[:, 0] == OP_C73_MASK
+    sub = ops[m, 3:9]
+    sub[sub < 0] = g1                      # the zero mask plane: the extra row of l1
+    ops[m, 3:9] = sub
+    plan.ops = _readonly(ops)
+    plan.sidx = _readonly(np.array(prog.sidx + [0], dtype=np.int64))
+    plan.prog = _readonly(np.array([prog.words, out], dtype=np.int64))
+    plan.WhT = _readonly(WhT)
+    l1_arr = np.zeros((g1 + 1, 3), dtype=np.int64)
+    l1_arr[:g1, 0] = moff
+    l1_arr[:g1, 1] = mlen
+    l1_arr[:g1, 2] = cbase
+    l1_arr[g1, 0] = acc                    # zero plane after the last gate's masks
+    l1_arr[g1, 1] = 1
+    plan.l1 = _readonly(l1_arr)
+    plan.masks = None
+    plan.pending = (W1, np.array(lo, dtype=np.int64), np.array(mlen, dtype=np.int64), moff, L1,
+                    acc + NW)
+    return plan
+
+
+def finish(plan):
+    """Fill in the mask table (the costly part of a plan, done once the plan is chosen)."""
+    if plan.masks is None:
+        W1, lo, mlen, moff, L1, total = plan.pending
+        plan.masks = _readonly(_layer1_masks(W1, lo, mlen, moff, L1, total))
+        plan.pending = None
+    return plan
