@@ -359,7 +359,7 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
     args = plan.args() + (geom, params, table, out)
     if work < _SERIAL_BITS_WORK:
-        count, first = _bits._bs_block(*args, h_lo, h_hi)
+        count, first = _bits._bs_block(*args, h_lo, h_hi)  # type: ignore[call-arg]
         return int(count), int(first)
     return _bits_threads(args, h_lo, h_hi)
 

@@ -33,7 +33,6 @@ squares on the support.  The reported MSE is the Heaviside network's.
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import sys
 import time

@@ -498,7 +498,7 @@ def test_experiment_end_to_end(tmp_path, capsys):
     assert (out / "reduction.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     assert "chain of inequalities" in text and "QUANTISED" in text
-    assert f"least working k (margin > 0)" in text and f" {rep['least_k']} " in text
+    assert "least working k (margin > 0)" in text and f" {rep['least_k']} " in text
     assert "not itself a network of width k·w" in text
 
 

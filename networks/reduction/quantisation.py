@@ -16,7 +16,6 @@ gates (the gates that fire form a prefix), so the rounding error is <= ε/2 per 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -13,7 +13,6 @@ the margins come from the FWHT convolution of :mod:`networks.reduction.fwht` (TH
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -387,8 +386,8 @@ def _steps(red: SelfReduction) -> tuple:
     size = 4 ** red.n
     lk = red.least
     how = {"prefix scan": f"exact scan of every k <= {lk.k_direct}",
-           "doubling + prefix scan": f"FWHT doubling, then an exact scan of every prefix up to "
-                                     f"the first working one",
+           "doubling + prefix scan": "FWHT doubling, then an exact scan of every prefix up to "
+                                     "the first working one",
            "doubling + bisection": f"no k <= {lk.k_direct} works (exact scan); FWHT doubling + "
                                    f"bisection: margin(k-1) <= 0 < margin(k)",
            "none": f"no working prefix up to k = {lk.k_searched}"}[lk.method]
