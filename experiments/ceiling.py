@@ -56,7 +56,7 @@ def _int_list(text: str, name: str, p) -> list:
 def build_parser() -> argparse.ArgumentParser:
     from networks.activations import activation_names
 
-    p = argparse.ArgumentParser(prog="ceiling.py", description=__doc__,
+    p = argparse.ArgumentParser(prog="depthsep ceiling", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default=",".join(map(str, DEFAULT_N)),
                    help=f"comma-separated n (bits per party), default {','.join(map(str, DEFAULT_N))} "

@@ -59,7 +59,7 @@ def _parse_list(text: str, name: str) -> list[int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="experiments/reduction.py", description=__doc__,
+    p = argparse.ArgumentParser(prog="depthsep reduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     a = p.add_argument
     a("--n", type=int, default=DEFAULTS["n"], help="bits per party (4^n support points); default 6")
