@@ -423,8 +423,8 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         (:class:`~circuits.utils.errors.ClusterLostError`).
     kernel : {"auto", "bitsliced", "lowhigh"}
         Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
-
-    Ctrl-C raises ``KeyboardInterrupt`` within about 0.2 s: the cube is walked in slices.
+        Either way the cube is walked in slices, so Ctrl-C raises ``KeyboardInterrupt`` within
+        about 0.2 s.
 
     Returns
     -------
