@@ -18,7 +18,7 @@ for fixed ε and against 1/ε for fixed d, log axes).
 
 Examples
 --------
-    python experiments/radial.py                         # about 2 minutes on 2 cores
+    python experiments/radial.py                         # 23 s (warm cache, 2 cores)
     python experiments/radial.py --dims 2,4,8 --eps 0.2,0.05 --no-progress --out /tmp/radial
     python experiments/radial.py --max-directions 65536 --dims 2,4,8,16,32,64
 """

@@ -8,8 +8,8 @@ reference number (E5 d_C, E13 0.4953, E18 1882, E20 random-feature widths), comp
 at the stated tolerance. Rows about inequalities report the worst ratio observed (lhs/rhs ≤ 1).
 
 Output: a table (id, object, expected, measured, verdict, seconds, note) on stdout and
-``<out>/theory_table.json`` written atomically. ``--quick`` (default) uses small sizes, about
-one to two minutes on 2 cores; ``--full`` uses the sizes THEORY names and can take long. A row
+``<out>/theory_table.json`` written atomically. ``--quick`` (default) uses small sizes: 23 s on
+2 cores with a warm numba cache; ``--full`` uses the sizes THEORY names and can take long. A row
 that is only partly reproducible at the chosen size says so in its note.
 
 Examples
