@@ -1,27 +1,31 @@
-"""Benchmark: steps 3–4 of the reduction (twisted self-reduction + certificate) at n = 10.
+"""Benchmark: the product-form engine of the reduction (THEORY §4.8), same-run ratios.
 
-    python benchmarks/bench_reduction.py                 # n = 10, w = 64, k = 256, 5 repeats
+    python benchmarks/bench_reduction.py                 # all workloads, 3 repeats
     python benchmarks/bench_reduction.py --write         # also write benchmarks/results_reduction.md
 
-Workload (fixed seed): hard instance n = 10 (4^10 = 1,048,576 pairs, m = 40), a random depth-2
-ReLU network of width 64 quantised on the §4.2 grid (V = Ñ_q on all pairs), k = 256 random
-shifts.  Step 3 = M_k and the exact margin of every prefix length 1..k over all 4^n pairs;
-step 4 = the certificate (numerical ranks of V and M_k by SVD, Forster, §4.7).
+Workloads (fixed seeds), each timed A B A B against a named baseline in the same run:
 
-Baseline: the same step 3 written in numpy the way a researcher would — per shift, gather
-V[a ⊕ r, b ⊕ s] with fancy indexing, multiply by the character signs, accumulate, and take
-min(H·M_t) — timed A B A B in the same run.  Both must give bit-identical M_k and prefix margins
-(the kernel accumulates H·T instead of T; multiplying by ±1 is exact).  Compile time of the
-numba kernel is reported on its own line.
+R1  value_table + ρ, n = 12, w = 64 (2^24 pairs): numba product-form kernel from α, β
+    vs the network's forward pass over the materialised support points
+    (``instance.points_of`` + ``net(X)`` + ρ) on a slice of 2^20 points (the whole support,
+    96 GiB-class at float64 with d = 96, does not fit); ratio of time per pair.
+R2  integer circuit on all 4^6 support points, the default run's circuit (n = 6, w = 32 ReLU net
+    trained to MSE <= 0.2, ~40k gates): neuron-wise exact evaluation (circuit_table) vs the
+    generic gate-by-gate kernel ``circuits.simulate.evaluate_indices`` (today's evaluation).
+R3  least working k at n = 12 (§4.4 synthetic approximator, 2^24 pairs): FWHT doubling +
+    bisection (least_working_k) vs the direct prefix kernel scanning every prefix up to that k.
+R4  one full-batch training epoch, n = 10, w = 64 ReLU: train_product vs networks.train on the
+    materialised support (same Adam, same data); plus BLAS pinned to 1 thread vs not pinned.
+R5  whole process ``python experiments/reduction.py`` (n = 6 default, warm numba cache).
+
+Compile times are reported on their own line (first call minus a warm call).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import platform
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,142 +34,236 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks._common import (ROOT, interleaved, machine_info, peak_rss_bytes,  # noqa: E402
+                                timed, whole_process_seconds)
 
-def numpy_twisted(V: np.ndarray, shifts: np.ndarray):
-    """Baseline: (M_k, prefix margins) with numpy (per-shift gather + broadcast)."""
-    size = V.shape[0]
-    idx = np.arange(size, dtype=np.int64)
-    a, b = np.meshgrid(idx, idx, indexing="ij")
-    H = 1.0 - 2.0 * (np.bitwise_count((a & b).astype(np.uint64)) & 1)
-    acc = np.zeros_like(V)
-    prefix = np.empty(shifts.shape[0])
-    for j, (r, s) in enumerate(shifts.tolist()):
-        chi_s = 1.0 - 2.0 * (np.bitwise_count((idx & s).astype(np.uint64)) & 1)
-        chi_r = 1.0 - 2.0 * (np.bitwise_count((idx & r).astype(np.uint64)) & 1)
-        sign = 1.0 - 2.0 * (int(r & s).bit_count() & 1)
-        acc += (sign * chi_s)[:, None] * chi_r[None, :] * V[np.ix_(idx ^ r, idx ^ s)]
-        prefix[j] = (H * acc).min() * (1.0 / (j + 1))
-    return acc / shifts.shape[0], prefix
+SLICE = 1 << 20
 
 
-def _lscpu() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return platform.processor() or "unknown"
-    model = next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                  if line.startswith("Model name")), "unknown")
-    return f"{model}, {os.cpu_count()} logical CPUs"
+def r1_value_table(repeats: int) -> dict:
+    from embeddings import HardInstance
+    from networks import SigmaNetwork, support_metrics
+
+    inst = HardInstance(12, seed=0)
+    net = SigmaNetwork.random([inst.dim, 64, 1], "relu", seed=1)
+    k = np.arange(SLICE, dtype=np.int64)
+    H = 1.0 - 2.0 * inst.labels_of(k).astype(np.float64)
+
+    def product():
+        met, V = support_metrics(net, inst, store=True)
+        return met.rho
+
+    def materialised_slice():
+        X = inst.points_of(k)
+        return float(np.mean(H * (1.0 - 2.0 * net(X))))
+
+    compile_s, _ = timed(product)
+    res = interleaved({"product (all 2^24)": product, "materialised (2^20 slice)":
+                       materialised_slice}, repeats)
+    a, b = res["product (all 2^24)"], res["materialised (2^20 slice)"]
+    per_a, per_b = a.median / 4 ** 12, b.median / SLICE
+    return {"workload": "R1 value_table + ρ, n = 12, w = 64", "candidate": a.to_dict(),
+            "baseline": b.to_dict(), "first_call_s": compile_s,
+            "ratio_per_pair": per_b / per_a, "candidate_median_s": a.median,
+            "baseline_full_support_estimate_s": per_b * 4 ** 12, "peak_rss_bytes": peak_rss_bytes()}
+
+
+def _default_circuit():
+    from embeddings import HardInstance
+    from networks import SigmaNetwork, train_product
+    from networks.reduction import quantise, threshold_circuit
+
+    inst = HardInstance(6, seed=0)
+    net0 = SigmaNetwork.random([inst.dim, 32, 1], "relu", seed=0)
+    net = train_product(net0, inst, epochs=3000, lr=0.03, target_loss=0.2, patience=None).network
+    cr = threshold_circuit(quantise(net, inst))
+    return inst, cr
+
+
+def r2_circuit(repeats: int) -> dict:
+    from circuits import simulate
+    from networks.reduction import circuit_table, product_support
+
+    inst, cr = _default_circuit()
+    circ = cr.circuit
+    sup = product_support(inst)
+    words = (sup.code_bits.astype(np.int64) << np.arange(sup.m, dtype=np.int64)).sum(axis=1)
+    k = np.arange(4 ** 6, dtype=np.int64)
+    idx = words[k & 63] | (words[k >> 6] << sup.m)
+    T = int(circ.layers[1].thresholds[0])
+
+    def neuronwise():
+        return (circuit_table(circ, inst) >= T).T.reshape(-1).astype(np.uint8)
+
+    def generic():
+        return simulate.evaluate_indices(circ, idx)
+
+    first, _ = timed(neuronwise)
+    res = interleaved({"neuron-wise": neuronwise, "generic": generic}, repeats)
+    a, b = res["neuron-wise"], res["generic"]
+    assert np.array_equal(a.result, b.result), "neuron-wise and generic circuit outputs differ"
+    a.result = b.result = None
+    return {"workload": f"R2 integer circuit on all 4^6 points ({circ.size} gates)",
+            "candidate": a.to_dict(), "baseline": b.to_dict(), "first_call_s": first,
+            "ratio": b.median / a.median, "gates": circ.size, "candidate_median_s": a.median}
+
+
+def r3_least_k(repeats: int) -> dict:
+    from networks.reduction import least_working_k, synthetic_approximator, twisted_sums
+    from networks.reduction.fwht import ShiftSequence
+
+    n = 12
+    out = {"workload": "R3 least working k, n = 12 (2^24 pairs)"}
+    # (a) THEORY §4.4's approximator: small k, where the direct scan is cheap
+    V = synthetic_approximator(n, seed=n)
+    seq = ShiftSequence(n, seed=0, length=1 << 20)
+    first, k_a = timed(lambda: least_working_k(V, seq).k)
+
+    def direct_a():
+        _, prefix = twisted_sums(V, seq.rows(0, k_a))
+        return int(np.flatnonzero(prefix > 0)[0]) + 1
+
+    res = interleaved({"search": lambda: least_working_k(V, seq).k, "direct": direct_a}, repeats)
+    out["small_k"] = {"least_k": k_a, "least_k_direct": res["direct"].result,
+                      "candidate": res["search"].to_dict(), "baseline": res["direct"].to_dict(),
+                      "ratio": res["direct"].median / res["search"].median, "first_call_s": first}
+    # (b) a weak approximator (ρ ≈ 0.03): large k, direct scan timed on 32 shifts, per shift
+    Vb = synthetic_approximator(n, seed=n, noise=0.6, flip=0.48)
+    lk = least_working_k(Vb, seq, exact_budget=0)
+    k_b = lk.k
+    slice_ = 32
+
+    def direct_b():
+        twisted_sums(Vb, seq.rows(0, slice_))
+
+    res = interleaved({"search": lambda: least_working_k(Vb, seq, exact_budget=0).k,
+                       "direct slice": direct_b}, repeats)
+    per_shift = res["direct slice"].median / slice_
+    from networks.reduction import ip_signs
+
+    out["large_k"] = {"least_k": k_b, "method": lk.method,
+                      "rho": float(np.mean(ip_signs(n) * Vb)), "candidate": res["search"].to_dict(),
+        "baseline_slice": res["direct slice"].to_dict(),
+        "baseline_estimate_s": per_shift * k_b, "ratio": per_shift * k_b / res["search"].median}
+    out["candidate_median_s"] = res["search"].median
+    return out
+
+
+def r4_epoch(repeats: int) -> dict:
+    from embeddings import HardInstance
+    from networks import SigmaNetwork, train, train_product
+
+    inst = HardInstance(10, seed=0)
+    net = SigmaNetwork.random([inst.dim, 64, 1], "relu", seed=1)
+    X, _, y = inst.support()
+    y = y.astype(np.float64)
+    epochs = 3
+
+    def product(blas=1):
+        r = train_product(net, inst, epochs=epochs, lr=0.01, patience=None, blas=blas)
+        return r.history["seconds"] / epochs
+
+    def generic():
+        t0 = time.perf_counter()
+        train(net, X, y, epochs=1, lr=0.01, patience=None)
+        return time.perf_counter() - t0
+
+    product()
+    res = interleaved({"product, BLAS 1 thread": product,
+                       "product, BLAS unpinned": lambda: product(None),
+                       "networks.train": generic}, repeats)
+    per = {k: float(np.median([v.result] if False else v.times)) for k, v in res.items()}
+    return {"workload": "R4 training epoch, n = 10, w = 64, full batch",
+            "timings": {k: v.to_dict() for k, v in res.items()},
+            "epoch_product_s": per["product, BLAS 1 thread"] / epochs,
+            "epoch_product_unpinned_s": per["product, BLAS unpinned"] / epochs,
+            "epoch_generic_s": per["networks.train"],
+            "ratio": per["networks.train"] / (per["product, BLAS 1 thread"] / epochs),
+            "blas_pinning_ratio": per["product, BLAS unpinned"] / per["product, BLAS 1 thread"]}
+
+
+def r5_whole_process(repeats: int) -> dict:
+    out = Path("/tmp") / f"bench_reduction_{os.getpid()}"
+    argv = ["experiments/reduction.py", "--out", str(out), "--no-progress"]
+    whole_process_seconds(argv, 1)                          # warm the numba cache
+    t = whole_process_seconds(argv, repeats)
+    return {"workload": "R5 whole process, experiments/reduction.py (n = 6 default)",
+            "timing": t.to_dict(), "median_s": t.median}
+
+
+def write_md(rec: dict, path: Path) -> None:
+    from circuits.utils.files import write_bytes_atomic
+
+    m = rec["machine"]
+    r1, r2, r3, r4, r5 = (rec[k] for k in ("R1", "R2", "R3", "R4", "R5"))
+    lines = [
+        "# Reduction benchmarks (product-form engine, THEORY §4.8)", "",
+        f"Machine: {m['cpu_model']}, {m['cpus']} CPUs, numba {m['numba']} "
+        f"({m['numba_threads']} threads), numpy {m['numpy']}, BLAS {m['blas']}; load average at "
+        f"start {tuple(round(x, 2) for x in m['load_average_at_start'])}, at end "
+        f"{tuple(round(x, 2) for x in rec['load_average_at_end'])} (shared machine).",
+        f"Command: `python benchmarks/bench_reduction.py --repeats {rec['repeats']} --write`. "
+        "Medians of interleaved repeats (A B A B); ratio = baseline / candidate in the same run.",
+        "", "| workload | candidate (median [min–max]) | baseline | ratio |", "|---|---|---|---|",
+        f"| R1 value_table + ρ, n = 12, w = 64, all 2^24 pairs | "
+        f"{r1['candidate_median_s']:.3g} s | forward pass over materialised points: "
+        f"{r1['baseline']['median_s']:.3g} s per 2^20-point slice (≈ "
+        f"{r1['baseline_full_support_estimate_s']:.3g} s for 2^24) | **{r1['ratio_per_pair']:.0f}×** "
+        f"per pair |",
+        f"| R2 integer circuit, all 4^6 points, {r2['gates']} gates | "
+        f"{r2['candidate_median_s'] * 1e3:.3g} ms | generic `evaluate_indices`: "
+        f"{r2['baseline']['median_s']:.3g} s | **{r2['ratio']:.0f}×** |",
+        f"| R3a least working k, n = 12, §4.4 approximator (k = {r3['small_k']['least_k']}) | "
+        f"{r3['small_k']['candidate']['median_s']:.3g} s | direct prefix scan to k: "
+        f"{r3['small_k']['baseline']['median_s']:.3g} s | {r3['small_k']['ratio']:.2g}× |",
+        f"| R3b least working k, n = 12, weak approximator ρ = {r3['large_k']['rho']:.3f} "
+        f"(k = {r3['large_k']['least_k']}, {r3['large_k']['method']}) | "
+        f"{r3['large_k']['candidate']['median_s']:.3g} s | direct scan: "
+        f"{r3['large_k']['baseline_slice']['median_s'] / 32:.3g} s per shift, ≈ "
+        f"{r3['large_k']['baseline_estimate_s']:.3g} s to k | **{r3['large_k']['ratio']:.0f}×** |",
+        f"| R4 training epoch, n = 10, w = 64 | {r4['epoch_product_s']:.3g} s | `networks.train` "
+        f"on the materialised support: {r4['epoch_generic_s']:.3g} s | **{r4['ratio']:.0f}×** |",
+        f"| R4 BLAS pinned to 1 thread vs unpinned | {r4['epoch_product_s']:.3g} s | "
+        f"{r4['epoch_product_unpinned_s']:.3g} s | {r4['blas_pinning_ratio']:.2f}× |",
+        f"| R5 `python experiments/reduction.py` (n = 6), whole process, warm cache | "
+        f"{r5['median_s']:.3g} s | — | — |", "",
+        f"First calls (compile or cache load + run): R1 {r1['first_call_s']:.2f} s, "
+        f"R2 {r2['first_call_s']:.2f} s, R3 {r3['small_k']['first_call_s']:.2f} s.  Peak RSS after R1 "
+        f"{r1['peak_rss_bytes'] / 2 ** 30:.2f} GiB (the 2^24-entry value table is 128 MiB).",
+        "R3a checks that the direct scan finds the same least k "
+        f"({r3['small_k']['least_k_direct']} = {r3['small_k']['least_k']}); R2 that both "
+        "evaluations agree on every point.  R3a: at small k the direct prefix scan is as fast or "
+        "faster; the FWHT search pays off when k is large (R3b).",
+        ""]
+    write_bytes_atomic(path, "\n".join(lines).encode())
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=int, default=10)
-    p.add_argument("--width", type=int, default=64)
-    p.add_argument("--k", type=int, default=256)
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--write", action="store_true",
-                   help="write benchmarks/results_reduction.md (atomically)")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--only", nargs="*", default=None, help="subset of R1 R2 R3 R4 R5")
+    p.add_argument("--write", action="store_true", help="write results_reduction.md/.json")
     args = p.parse_args(argv)
     if args.repeats < 3:
         p.error("--repeats must be >= 3 (median of at least 3)")
-    import numba
-    import scipy
-
-    from circuits.utils.files import write_bytes_atomic
-    from embeddings import HardInstance
-    from networks import SigmaNetwork
-    from networks import _kernels
-    from networks.reduction import certify, quantise, random_shifts, self_reduce
-
-    t0 = time.perf_counter()
-    inst = HardInstance(args.n, seed=0)
-    net = SigmaNetwork.random([inst.dim, args.width, 1], "relu", seed=0, bias_scale=0.3)
-    qn = quantise(net, inst, eta=1e-3)
-    V = qn.value_matrix()
-    shifts = random_shifts(args.n, args.k, seed=0)
-    setup = time.perf_counter() - t0
-    # compile (first call) on a tiny input, reported separately
-    t0 = time.perf_counter()
-    _kernels._twisted_sums(np.zeros((2, 2)), np.zeros((1, 2), dtype=np.int64), 1, 0, 2, 1)
-    compile_s = time.perf_counter() - t0
-
-    def step3_numba():
-        return self_reduce(V, shifts=shifts)
-
-    def step3_numpy():
-        return numpy_twisted(V, shifts)
-
-    def steps34_numba():
-        red = self_reduce(V, shifts=shifts)
-        return certify(n=args.n, width=args.width, mse=0.2, quantised=qn, reduction=red)
-
-    times = {"step3 numba": [], "step3 numpy": [], "steps3-4 numba": []}
-    results = {}
-    for _ in range(args.repeats):                       # A B A B ...
-        for name, fn in (("step3 numba", step3_numba), ("step3 numpy", step3_numpy)):
-            t0 = time.perf_counter()
-            results[name] = fn()
-            times[name].append(time.perf_counter() - t0)
-    for _ in range(3):
+    rec = {"machine": machine_info(), "repeats": args.repeats}
+    work = {"R1": r1_value_table, "R2": r2_circuit, "R3": r3_least_k, "R4": r4_epoch,
+            "R5": r5_whole_process}
+    for name, fn in work.items():
+        if args.only and name not in args.only:
+            continue
         t0 = time.perf_counter()
-        cert = steps34_numba()
-        times["steps3-4 numba"].append(time.perf_counter() - t0)
-    red = results["step3 numba"]
-    M_np, pref_np = results["step3 numpy"]
-    identical = bool(np.array_equal(red.M, M_np) and np.array_equal(red.prefix_margins, pref_np))
-    max_diff = float(max(np.abs(red.M - M_np).max(), np.abs(red.prefix_margins - pref_np).max()))
-    med = {k: statistics.median(v) for k, v in times.items()}
-    ratio = med["step3 numpy"] / med["step3 numba"]
-    cert_only = med["steps3-4 numba"] - med["step3 numba"]
-    lines = [
-        "# Reduction benchmark (steps 3–4: twisted self-reduction + certificate)",
-        "",
-        f"command: `python benchmarks/bench_reduction.py --n {args.n} --width {args.width} "
-        f"--k {args.k} --repeats {args.repeats}`",
-        f"machine: {_lscpu()}; load average at start "
-        f"{os.getloadavg()[0]:.1f} (shared machine: absolute times drift, ratios are same-run)",
-        f"versions: python {platform.python_version()}, numpy {np.__version__}, numba "
-        f"{numba.__version__}, scipy {scipy.__version__}",
-        f"workload: n = {args.n} ({4 ** args.n} pairs (a, b)), m = {inst.m}, w = {args.width} "
-        f"ReLU, η = 1e-3, k = {args.k} shifts (seed 0); setup {setup:.2f} s",
-        "",
-        "| what | median [min–max] (s) | ratio |",
-        "|---|---|---|",
-        f"| step 3, numba kernel `_twisted_sums` (all prefix margins) | {med['step3 numba']:.3f} "
-        f"[{min(times['step3 numba']):.3f}–{max(times['step3 numba']):.3f}] | 1 |",
-        f"| step 3, numpy baseline (gather + broadcast per shift) | {med['step3 numpy']:.3f} "
-        f"[{min(times['step3 numpy']):.3f}–{max(times['step3 numpy']):.3f}] | "
-        f"**{ratio:.1f}× slower** |",
-        f"| steps 3–4, numba + certificate (2 SVDs of 2^{args.n} × 2^{args.n}, Forster, §4.7) | "
-        f"{med['steps3-4 numba']:.3f} [{min(times['steps3-4 numba']):.3f}–"
-        f"{max(times['steps3-4 numba']):.3f}] | certificate ≈ {cert_only:.3f} s |",
-        "",
-        f"compile (first call of the kernel, cached afterwards): {compile_s:.2f} s",
-        f"results: M_k and the {args.k} prefix margins bit-identical to the baseline: {identical} "
-        f"(max |diff| = {max_diff:.3g}); min H·M_k = {red.min_margin:.6g}; sign errors "
-        f"{red.n_sign_errors}; chain ok = {cert.ok} (random network: ρ = {red.rho:.4f}, so the "
-        f"sign step is expected to fail here — the workload is for timing)",
-    ]
-    lines += [
-        "",
-        "Note on step 4: the certificate's time is three LAPACK SVDs of 2^n x 2^n matrices (ranks "
-        "of V and M_k, and the spectral norm inside `circuits.analysis.bounds.forster_sign_rank_bound`). "
-        "On a shared, oversubscribed machine multi-threaded OpenBLAS is the bottleneck (one "
-        "1024 x 1024 SVD measured in the same minute: 0.56 s with `OPENBLAS_NUM_THREADS=1`, 3.0 s "
-        "with the default, 13.9 s with 2 threads); set `OPENBLAS_NUM_THREADS=1` there.",
-        "Step 3 is memory-bound: every (a, copy) streams one full row V[a ⊕ r] (2^n doubles), "
-        "k·4^n reads in all; the kernel fuses the twist signs, the accumulation and the "
-        "prefix-margin minimum into that one pass, while the baseline makes ~5 passes per copy.",
-    ]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.write:
-        out = Path(__file__).resolve().parent / "results_reduction.md"
-        write_bytes_atomic(out, text.encode("utf-8"))
-        print(f"wrote {out}")
-    return 0 if identical else 1
+        rec[name] = fn(args.repeats)
+        print(f"{name}: {json.dumps({k: v for k, v in rec[name].items() if not isinstance(v, dict)})}"
+              f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+    rec["load_average_at_end"] = os.getloadavg()
+    if args.write and not args.only:
+        from circuits.utils.files import write_json_atomic
+
+        write_json_atomic(ROOT / "benchmarks" / "results_reduction.json", rec)
+        write_md(rec, ROOT / "benchmarks" / "results_reduction.md")
+    return 0
 
 
 if __name__ == "__main__":

@@ -360,7 +360,7 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
     args = plan.args() + (geom, params, table, out)
     if work < _SERIAL_BITS_WORK:
-        count, first = _bits._bs_block(*args, h_lo, h_hi)
+        count, first = _bits._bs_block(*args, h_lo, h_hi)  # type: ignore[call-arg]
         return int(count), int(first)
     return _bits_threads(args, h_lo, h_hi)
 
@@ -424,8 +424,8 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         (:class:`~circuits.utils.errors.ClusterLostError`).
     kernel : {"auto", "bitsliced", "lowhigh"}
         Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
-
-    Ctrl-C raises ``KeyboardInterrupt`` within about 0.2 s: the cube is walked in slices.
+        Either way the cube is walked in slices, so Ctrl-C raises ``KeyboardInterrupt`` within
+        about 0.2 s.
 
     Returns
     -------

@@ -17,7 +17,7 @@ written atomically) and ``ceiling.png`` (ρ against n).
 
 Examples
 --------
-    python experiments/ceiling.py                          # n = 4,5,6, about 2 minutes on 2 cores
+    python experiments/ceiling.py                          # n = 4,5,6: 10 s (warm cache, 2 cores)
     python experiments/ceiling.py --n 4,6,8 --seeds 2 --out /tmp/ceil
     python experiments/ceiling.py --n 10,12 --allow-large --widths 16,64
     python experiments/ceiling.py --activation sigmoid --weight-bound 0.5
@@ -56,11 +56,11 @@ def _int_list(text: str, name: str, p) -> list:
 def build_parser() -> argparse.ArgumentParser:
     from networks.activations import activation_names
 
-    p = argparse.ArgumentParser(prog="ceiling.py", description=__doc__,
+    p = argparse.ArgumentParser(prog="depthsep ceiling", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default=",".join(map(str, DEFAULT_N)),
                    help=f"comma-separated n (bits per party), default {','.join(map(str, DEFAULT_N))} "
-                        f"(measured: see README); n > {LARGE_N} needs --allow-large, max {MAX_N}")
+                        f"(10 s on 2 cores, warm cache); n > {LARGE_N} needs --allow-large, max {MAX_N}")
     p.add_argument("--allow-large", action="store_true",
                    help=f"allow n up to {MAX_N} (each epoch costs about 4^n·w operations)")
     p.add_argument("--widths", type=str, default=None,

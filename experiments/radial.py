@@ -18,7 +18,7 @@ for fixed ε and against 1/ε for fixed d, log axes).
 
 Examples
 --------
-    python experiments/radial.py                         # about 2 minutes on 2 cores
+    python experiments/radial.py                         # 23 s (warm cache, 2 cores)
     python experiments/radial.py --dims 2,4,8 --eps 0.2,0.05 --no-progress --out /tmp/radial
     python experiments/radial.py --max-directions 65536 --dims 2,4,8,16,32,64
 """
@@ -51,7 +51,7 @@ def _list(text, name, p, conv):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="radial.py", description=__doc__,
+    p = argparse.ArgumentParser(prog="depthsep radial", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", default="2,3,4,8,16,32",
                    help="dimensions d for hat and cos; default 2,3,4,8,16,32")

@@ -1,33 +1,38 @@
-"""The main experiment: a trained depth-2 σ-network, reduced end to end (THEORY §4, E8–E11).
+"""The main experiment: a trained depth-2 σ-network, reduced end to end (THEORY §4, §4.8, E8–E11).
 
-    python experiments/reduction.py --n 6 --out results/reduction
-    python experiments/reduction.py --n 4 --activation threshold
-    python experiments/reduction.py --sweep --sweep-n 3,4,5,6 --sweep-widths 16,32
+    python experiments/reduction.py                       # n = 6, ReLU, width 32
+    python experiments/reduction.py --n 10 --width 64
+    python experiments/reduction.py --n 6 --sparse 2      # neurons read 2 + 2 coordinates
+    python experiments/reduction.py --sweep               # n = 4..12: least k vs n and vs ρ
 
-Steps: build the hard instance (THEORY §2), train a depth-2 network (networks.train, Adam, MSE) on
-its 4^n support points until it beats the trivial predictor (MSE <= 1/4 - γ), then
+Each run is :func:`networks.reduction.run.reduction_run`: build the hard instance (THEORY §2)
+and its product-form support once, train a depth-2 network in product form
+(networks.train_product: Adam, full-batch MSE over all 4^n points) until MSE <= 1/4 - γ or the
+epoch cap, then
 
-1. staircase every σ-neuron into threshold gates (§4.1) and check the sup error on every support
-   point and on random points of the unit ball;
+1. staircase every σ-neuron into threshold gates (§4.1), checked on all support points (product
+   form) and on random points of the unit ball;
 2. quantise the bottom weights (§4.2), build the integer ThresholdCircuit over the 2m code bits
-   and evaluate it on all 4^n support points with the circuits kernels;
-3. average k twisted XOR shifts (§4.3–4.4) and compute the margin min H·M_k over all 4^n pairs;
-4. state the chain of inequalities down to Forster's bound and the implied width lower bound,
-   plus the §4.7 correlation route (§4.5, §4.7).
+   and evaluate it exactly on all 4^n support points (neuron-wise; generic kernel on a sample);
+3. the self-reduction (§4.3, §4.8) of the *quantised* network: M_k averages k copies, each the
+   network at an XOR-shifted input multiplied by parities of the input bits; its margin over
+   all 4^n pairs by FWHT for the k used (Bernstein's by default) and the least working k; the
+   same on the integer circuit's Boolean output;
+4. the chain of inequalities down to Forster's bound, rank links flagged when they hold by
+   dimension only, and the §4.7 correlation route.
 
-Writes DIR/report.json (atomically) and DIR/reduction.png (margins before/after the
-self-reduction; min margin vs k).  ``--sweep`` writes DIR/sweep.json and DIR/sweep.png.
+Writes DIR/report.json (atomically) and DIR/reduction.png.  ``--sweep`` writes DIR/sweep.json and
+DIR/sweep.png (least working k against n and against ρ with the Hoeffding and Bernstein
+predictions for margin > 0).
 
-For ``--activation threshold`` (Heaviside) gradients vanish, so a smooth surrogate is trained:
-a sigmoid network; its hidden layer (W, b) is then read as Heaviside gates [Wx + b >= 0] and the
-linear output layer is refitted by exact least squares on the support (the best top layer for
-those gates).  The reported MSE is the Heaviside network's.
+For ``--activation threshold`` (Heaviside) gradients vanish, so a sigmoid network is trained; its
+hidden layer (W, b) is then read as Heaviside gates and the output layer refitted by exact least
+squares on the support.  The reported MSE is the Heaviside network's.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import sys
 import time
@@ -54,44 +59,48 @@ def _parse_list(text: str, name: str) -> list[int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="experiments/reduction.py", description=__doc__,
+    p = argparse.ArgumentParser(prog="depthsep reduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=int, default=DEFAULTS["n"],
-                   help="bits per party (support has 4^n points, d = 8n); default 6")
-    p.add_argument("--m", type=int, default=None, help="code length per party; default 4n")
-    p.add_argument("--width", type=int, default=DEFAULTS["width"],
-                   help="hidden width w of the depth-2 network; default 32")
-    p.add_argument("--activation", default=DEFAULTS["activation"],
-                   help="relu, sigmoid, tanh, threshold (= heaviside, trained through a sigmoid "
-                        "surrogate), or any registered activation; default relu")
-    p.add_argument("--k", type=int, default=None,
-                   help="copies in the self-reduction; default the Hoeffding + union-bound k "
-                        "with M_emp = max|Ñ| (THEORY §4.4)")
-    p.add_argument("--k-max", type=int, default=200_000,
-                   help="cap on the default Hoeffding k (cost k·4^n); default 200000")
-    p.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help="seed of the code, the initial weights and the shifts; default 0")
-    p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"],
-                   help="training stops once MSE <= 1/4 - gamma; default 0.05")
-    p.add_argument("--epochs", type=int, default=DEFAULTS["epochs"],
-                   help="maximum training epochs (full batch Adam); default 3000")
-    p.add_argument("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
-    p.add_argument("--circuit-margin", type=float, default=None,
-                   help="staircase error γ' of the threshold circuit (default ρ_q/4)")
-    p.add_argument("--no-circuit", action="store_true",
-                   help="skip building/evaluating the integer threshold circuit")
-    p.add_argument("--ball-points", type=int, default=10_000,
-                   help="random unit-ball points for the staircase check; default 10000")
-    p.add_argument("--out", default="results/reduction",
-                   help="output directory; default results/reduction")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--sweep", action="store_true",
-                   help="run over --sweep-n x --sweep-widths, record how the certified lower "
-                        "bounds and measured sizes grow; writes sweep.json and sweep.png")
-    p.add_argument("--sweep-n", type=lambda s: _parse_list(s, "--sweep-n"), default=[3, 4, 5, 6],
-                   help="values of n for --sweep; default 3,4,5,6")
-    p.add_argument("--sweep-widths", type=lambda s: _parse_list(s, "--sweep-widths"), default=None,
-                   help="widths for --sweep; default the --width value")
+    a = p.add_argument
+    a("--n", type=int, default=DEFAULTS["n"], help="bits per party (4^n support points); default 6")
+    a("--m", type=int, default=None, help="code length per party; default 4n")
+    a("--width", type=int, default=DEFAULTS["width"], help="hidden width w; default 32")
+    a("--activation", default=DEFAULTS["activation"],
+      help="relu, sigmoid, tanh, threshold (trained through a sigmoid surrogate), or any "
+           "registered activation; default relu")
+    a("--sparse", type=int, default=None, metavar="R",
+      help="sparse-neuron regime: every neuron reads R of Alice's and R of Bob's coordinates "
+           "(K_i <= 2^R), so the rank links can bite below 2^n")
+    a("--k", type=int, default=None, help="copies in the self-reduction; default --k-rule's k")
+    a("--k-rule", choices=("bernstein", "hoeffding"), default="bernstein",
+      help="bound giving the default k (for H·M_k >= 3ρ/4 w.p. >= 1/2); default bernstein")
+    a("--k-max", type=int, default=1 << 30, help="cap on the default k; default 2^30 (shifts are "
+      "streamed: k costs seconds, not memory)")
+    a("--seed", type=int, default=DEFAULTS["seed"], help="seed of code, weights, shifts; default 0")
+    a("--gamma", type=float, default=DEFAULTS["gamma"],
+      help="training stops once MSE <= 1/4 - gamma; default 0.05")
+    a("--epochs", type=int, default=None,
+      help="epoch cap (full batch); default 3000 while 4^n·w <= 2^22, then scaled down as "
+           "3000·2^22/(4^n·w) with a floor of 30 (n = 10, w = 64: 187), so one run stays within "
+           "minutes; the table says when the cap stops training before the γ target")
+    a("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
+    a("--batch-size", type=int, default=None, help="mini-batches of pairs (default full batch)")
+    a("--circuit-margin", type=float, default=None,
+      help="staircase error γ' of the threshold circuit (default ρ_q/4)")
+    a("--no-circuit", action="store_true", help="skip the integer threshold circuit")
+    a("--max-gates", type=int, default=400_000,
+      help="largest integer circuit; a larger default margin is raised to fit (said in the "
+           "output); default 400000")
+    a("--ball-points", type=int, default=10_000,
+      help="random unit-ball points for the staircase check; default 10000")
+    a("--out", default="results/reduction", help="output directory; default results/reduction")
+    a("--no-progress", action="store_true", help="no progress bars")
+    a("--sweep", action="store_true",
+      help="run over --sweep-n x --sweep-widths; writes sweep.json and sweep.png")
+    a("--sweep-n", type=lambda s: _parse_list(s, "--sweep-n"), default=list(range(4, 13)),
+      help="values of n for --sweep; default 4..12")
+    a("--sweep-widths", type=lambda s: _parse_list(s, "--sweep-widths"), default=None,
+      help="widths for --sweep; default the --width value")
     return p
 
 
@@ -104,6 +113,16 @@ def _versions() -> dict:
             "platform": platform.platform()}
 
 
+def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
+    """Mask (w, 2m): neuron i reads ``reads`` random Alice and ``reads`` random Bob coordinates."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((width, 2 * m), dtype=bool)
+    for i in range(width):
+        mask[i, rng.choice(m, reads, replace=False)] = True
+        mask[i, m + rng.choice(m, reads, replace=False)] = True
+    return mask
+
+
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
     """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
     returns the report dict (written, with the figure, if ``out``)."""
@@ -111,9 +130,11 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
     from networks.reduction.run import reduction_run
 
     run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
-                        epochs=args.epochs, lr=args.lr, k=args.k, k_max=args.k_max,
+                        epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
+                        sparse=args.sparse, k=args.k, k_rule=args.k_rule, k_max=args.k_max,
                         circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
-                        ball_points=args.ball_points, progress=progress)
+                        max_gates=args.max_gates, ball_points=args.ball_points,
+                        progress=progress)
     record = dict(run.record)
     record["versions"] = _versions()
     if out is not None:
@@ -130,18 +151,16 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
 
 
 def plot_report(report, path: Path) -> None:
-    """Margins H·Ñ before and H·M_k after the self-reduction; min margin vs k."""
+    """Margins H·Ñ_q before and H·M_k after the self-reduction; min margin against k."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from circuits.analysis import sign_matrix
     from circuits.utils.files import savefig_atomic
 
     red = report.reduction
-    H = sign_matrix("ip", report.n)
-    before = (H * report.quantised.value_matrix()).ravel()
+    before = (report.quantised.support.H * report.quantised.value_matrix()).ravel()
     after = red.margins.ravel()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
@@ -149,124 +168,133 @@ def plot_report(report, path: Path) -> None:
     ax1.hist(after, bins=bins, alpha=0.6, label=f"after: H·M_k, k = {red.k}")
     ax1.set_yscale("log")
     ax1.axvline(0, color="k", lw=0.8)
-    ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ = {red.rho:.3f}")
-    ax1.set_xlabel("margin")
+    ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ_q = {red.rho:.3f}")
+    ax1.set_xlabel("margin (all 4^n pairs)")
     ax1.set_ylabel(f"pairs (a, b) of {4 ** report.n}")
-    ax1.set_title(f"n = {report.n}, w = {report.width}, {report.activation}")
-    ax1.legend(fontsize=8)
-    ks = np.arange(1, red.k + 1)
-    ax2.plot(ks, red.prefix_margins, lw=1, label="min_{a,b} H·M_k (exact, all 4^n pairs)")
+    ax1.set_title(f"n = {report.n}, w = {report.width}, {report.activation} (quantised)")
+    ax1.legend(fontsize=8, loc="upper left")
+    pm = red.prefix_margins
+    ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, label="exact prefix scan")
+    if red.least.evaluated:
+        ks, ms = zip(*red.least.evaluated)
+        ax2.plot(ks, ms, "o", ms=4, label="FWHT evaluations (doubling + bisection)")
+    ax2.plot([red.k], [red.min_margin], "s", color="C3", label=f"k used = {red.k} ({red.k_rule})")
     ax2.axhline(0, color="k", lw=0.8)
-    ax2.axhline(0.75 * red.rho, color="C2", ls="--", lw=1, label="3ρ/4 (Hoeffding target)")
-    k_h = red.hoeffding()
-    if k_h <= red.k:
-        ax2.axvline(k_h, color="C3", ls=":", lw=1, label=f"Hoeffding k (M_emp) = {k_h}")
-    if red.stable_k is not None:
-        ax2.axvline(red.stable_k, color="C1", ls=":", lw=1, label=f"least working k = {red.stable_k}")
+    ax2.axhline(0.75 * red.rho, color="C2", ls="--", lw=1, label="3ρ/4 (certificate target)")
+    if red.least_k is not None:
+        ax2.axvline(red.least_k, color="C1", ls=":", lw=1,
+                    label=f"least working k = {red.least_k}")
     ax2.set_xscale("log")
-    ax2.set_xlabel("k (copies)")
-    ax2.set_ylabel("min margin")
-    ax2.set_title("uniform margin after k twisted shifts")
-    ax2.legend(fontsize=8)
+    ax2.set_xlabel("k (copies, prefixes of one shift sequence)")
+    ax2.set_ylabel("min over all pairs of H·M_k")
+    ax2.set_title("measured uniform margin after k twisted shifts")
+    ax2.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
 
-def print_report(record: dict) -> None:
-    report = record["_report"]
-    st = record["staircase"]
-    tc = record.get("threshold_circuit")
-    print(f"\n== depth-2 {record['activation']} network, n = {record['n']} (d = {record['d']}), "
-          f"width {record['width']}, seed {record['seed']} ==")
-    print(f"training: {record['training']['epochs_run']} epochs "
-          f"({record['training']['train_seconds']:.1f} s), MSE = {record['mse']:.4f} "
-          f"(γ = {record['gamma']:.4f}), ρ = {record['rho']:.4f}")
-    if "conversion" in record["training"]:
-        print(f"  {record['training']['conversion']}")
-    rows = [
-        ("1 staircase gates (real weights)", st["n_gates"], "error bound / measured",
-         f"{st['error_bound']:.3g} / {max(st['max_error_support'], st['max_error_ball']):.3g}"),
-        ("2 quantisation grid η", f"{report.quantised.eta:.3g}",
-         "K measured / bound", f"{report.quantised.K} / {report.quantised.K_bound}"),
-    ]
-    if tc is not None:
-        rows.append(("2 integer circuit size, depth", f"{tc['size']}, {tc['depth']}",
-                     "max|weight|", str(tc["max_abs_weight"])))
-        rows.append(("2 circuit vs IP (avg-case net)", f"{tc['n_errors_ip']} errors",
-                     "vs [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements"))
-    red = report.reduction
-    rows += [
-        ("3 copies k (least working)", f"{red.k} ({red.stable_k})", "min H·M_k (before)",
-         f"{red.min_margin:.4f} ({red.margin_before:.4f})"),
-        ("3 sign(M_k) = IP on all 4^n", str(red.sign_agrees_everywhere), "sign errors",
-         str(red.n_sign_errors)),
-    ]
+def _training_line(rec) -> str:
+    t = rec["training"]
+    stop = ("reached MSE <= {:.3f}".format(t["target_mse"]) if t["reached_target"] else
+            "STOPPED ON THE EPOCH CAP before MSE <= {:.3f}".format(t["target_mse"]))
+    return (f"training (product form): {t['epochs_run']}/{t['epoch_cap']} epochs "
+            f"({t['train_seconds']:.1f} s), {stop}; MSE = {rec['mse']:.4f} (γ = {rec['gamma']:.4f}), "
+            f"ρ = {rec['rho']:.4f}, accuracy {rec['accuracy']:.4f}")
+
+
+def print_report(rec: dict) -> None:
+    report = rec["_report"]
+    st, tc, red, rc = rec["staircase"], rec.get("threshold_circuit"), report.reduction, \
+        report.reduction_circuit
     b = report.certificate.bounds
-    rows.append(("4 Forster 2^{n/2} <= rank M_k", f"{b['forster']:.4g} <= {b.get('rank_Mk', '-')}",
-                 "<= k(1 + sum min K)", str(b["rank_bound_Mk"])))
-    rows.append(("4 implied width lower bound", f"{b['width_bound_measured']:.3g}",
-                 "§4.0 / §4.7", f"{b['width_bound_theory']:.3g} / {b['width_bound_correlation']:.3g}"))
+    print(f"\n== depth-2 {rec['activation']} network, n = {rec['n']} (d = {rec['d']}), width "
+          f"{rec['width']}, seed {rec['seed']}" + (f", sparse: {rec['training']['sparse_reads']}+"
+          f"{rec['training']['sparse_reads']} coordinates per neuron" if rec['training']['sparse_reads']
+          else "") + " ==")
+    print(_training_line(rec))
+    if "conversion" in rec["training"]:
+        print(f"  {rec['training']['conversion']}")
+    if report.circuit is not None and "margin raised" in report.circuit.steps[1]:
+        print(report.circuit.steps[1])
+    rows = [("1 staircase gates (real weights)", st["n_gates"], "error bound / measured",
+             f"{st['error_bound']:.3g} / {max(st['max_error_support'], st['max_error_ball']):.3g}"),
+            ("2 quantisation grid η", f"{report.quantised.eta:.3g}", "K measured / bound",
+             f"{report.quantised.K} / {report.quantised.K_bound}")]
+    if tc is not None:
+        rows += [("2 integer circuit size, depth", f"{tc['size']}, {tc['depth']}", "max|weight|",
+                  str(tc["max_abs_weight"])),
+                 ("2 circuit vs IP (avg-case net)", f"{tc['n_errors_ip']} errors",
+                  "vs [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements")]
+    rows += [("3 k used (rule)", f"{red.k} ({red.k_rule})", "Bernstein / Hoeffding k",
+              f"{red.bernstein_k} / {red.hoeffding_k}"),
+             ("3 least working k (margin > 0)", str(red.least_k), "how", red.least.method),
+             ("3 min H·M_k (before: min H·Ñ_q)", f"{red.min_margin:.4f}", "",
+              f"({red.margin_before:.4f})"),
+             ("3 sign(M_k) = IP on all 4^n", str(red.sign_agrees_everywhere), "sign errors",
+              str(red.n_sign_errors))]
+    if rc is not None:
+        rows.append(("3 same on circuit's Boolean output", str(rc.sign_agrees_everywhere),
+                     "k used / least k", f"{rc.k} / {rc.least_k}"))
+    rows += [("4 Forster 2^{n/2} <= rank M_k", f"{b['forster']:.4g} <= {b.get('rank_Mk', '-')}",
+              "<= k(1 + sum min K)", str(b["rank_bound_Mk"])
+              + (" (>= 2^n: by dimension only)" if b["rank_Mk_by_dimension"] else "")),
+             ("4 implied width lower bound", f"{b['width_bound_measured']:.3g}", "§4.0 / §4.7",
+              f"{b['width_bound_theory']:.3g} / {b['width_bound_correlation']:.3g}")]
     for a, v, c, dv in rows:
-        print(f"  {a:<34} {str(v):>22}   {c:<24} {dv}")
-    n4 = 4 ** record["n"]
+        print(f"  {a:<36} {str(v):>22}   {c:<24} {dv}")
+    n4 = 4 ** rec["n"]
     if red.sign_agrees_everywhere:
-        print(f"=> the average of k = {red.k} twisted copies (a depth-2 net of width "
-              f"{red.k * record['width']}) has sign = IP on all {n4} inputs, margin "
-              f"{red.min_margin:.4f}; the network alone errs on "
-              f"{int((report.quantised.value_matrix(original=True) * _H(record['n']) <= 0).sum())}"
-              f" of them.")
+        wrong = int((report.quantised.value_matrix() * report.quantised.support.H <= 0).sum())
+        print(f"=> self-reduction of the QUANTISED network: M_k, the average of k = {red.k} copies "
+              f"(each the network at an XOR-shifted input multiplied by parities of the input bits; "
+              f"not itself a network of width k·w), has sign = IP on all {n4} inputs, margin "
+              f"{red.min_margin:.4f}; the quantised network alone errs on {wrong} of them.")
+    if b["rank_V_by_dimension"] or b["rank_Mk_by_dimension"]:
+        print("   rank links marked 'by dimension only' hold for every 2^n x 2^n matrix and say "
+              "nothing about the network; --sparse R exercises them below 2^n.")
     if b["width_bound_measured"] < 1:
-        print(f"   (the width bounds are vacuous at n = {record['n']}: the chain gives w >= 1 only "
-              f"once 2^(n/2) >= k(1 + K); see --sweep for where §4.7 takes over)")
+        print(f"   (the width bounds are vacuous at n = {rec['n']}: the chain gives w >= 1 only "
+              f"once 2^(n/2) >= k(1 + K))")
     print("\nchain of inequalities (THEORY §4.5, §4.7):")
     print(report.certificate.table())
-    print(f"\nall links hold: {report.ok}; total {record['timings']['total']:.1f} s")
+    print(f"\nall links hold: {report.ok}; total {rec['timings']['total']:.1f} s")
 
 
-def _H(n: int) -> np.ndarray:
-    from circuits.analysis import sign_matrix
-
-    return sign_matrix("ip", n)
+SWEEP_KEYS = ("n", "m", "width", "activation", "mse", "gamma", "rho", "variance", "k", "k_rule",
+              "least_k", "least_k_method", "bernstein_k", "hoeffding_k", "bernstein_k_positive",
+              "hoeffding_k_positive", "min_margin", "sign_agrees_everywhere", "chain_ok", "error")
 
 
 def run_sweep(args, out: Path, progress: bool) -> int:
     from circuits.utils.files import write_json_atomic
 
-    widths = args.sweep_widths or [args.width]
     rows = []
     for n in args.sweep_n:
-        for w in widths:
+        for w in args.sweep_widths or [args.width]:
             rec = run_one(args, n=n, width=w, out=None, progress=progress, figure=False)
-            row = {k: rec.get(k) for k in ("n", "m", "width", "activation", "mse", "rho", "k",
-                                           "least_k", "stable_k", "K", "min_margin",
-                                           "sign_agrees_everywhere", "chain_ok", "error")}
-            if "bounds" in rec:
-                bnd = rec["bounds"]["bounds"]
-                row.update({k: bnd.get(k) for k in ("forster", "rank_Mk", "rank_bound_Mk",
-                                                    "k_hoeffding_emp", "k_hoeffding_theory",
-                                                    "K_bound_theory", "width_bound_measured",
-                                                    "width_bound_theory",
-                                                    "width_bound_correlation", "B",
-                                                    "S_sigma", "TV_sigma")})
-                row["gamma"] = rec.get("gamma")
-            if rec.get("threshold_circuit"):
-                tc = rec["threshold_circuit"]
-                row.update(circuit_size=tc["size"], circuit_max_abs_weight=tc["max_abs_weight"])
-            row["staircase_gates"] = rec.get("staircase", {}).get("n_gates")
-            row["seconds"] = rec.get("timings", {}).get("total")
+            row = {k: rec.get(k) for k in SWEEP_KEYS}
+            row.update(reached_target=rec["training"]["reached_target"],
+                       epochs_run=rec["training"]["epochs_run"],
+                       seconds=rec.get("timings", {}).get("total"))
             rows.append(row)
-            print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f} ρ {row['rho']:.4f} k {row['k']} "
-                  f"(least {row['stable_k']}) sign ok {row['sign_agrees_everywhere']} "
-                  f"circuit {row.get('circuit_size')} gates, width bound (chain) "
-                  f"{row.get('width_bound_measured')}")
             write_json_atomic(out / "sweep.json", {"rows": rows, "versions": _versions(),
-                                                   "args": {k: v for k, v in vars(args).items()}})
+                                                   "args": dict(vars(args))})
+            if row.get("error"):
+                print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f}, ρ {row['rho']:.3g}: "
+                      f"{row['error']}")
+                continue
+            print(f"n={n:>2} w={w:>4}: MSE {row['mse']:.4f}"
+                  f"{'' if row['reached_target'] else ' (epoch cap)'} ρ {row['rho']:.3g} "
+                  f"least k {row['least_k']} (Bernstein {row['bernstein_k_positive']}, Hoeffding "
+                  f"{row['hoeffding_k_positive']} for margin > 0); k used {row['k']}, sign ok "
+                  f"{row['sign_agrees_everywhere']}, {row['seconds']:.1f} s")
     plot_sweep(rows, out / "sweep.png")
     return 0 if all(r.get("sign_agrees_everywhere") for r in rows) else 1
 
 
 def plot_sweep(rows: list, path: Path) -> None:
+    """Least working k against n and against ρ, with the margin > 0 predictions."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -274,39 +302,33 @@ def plot_sweep(rows: list, path: Path) -> None:
 
     from circuits.utils.files import savefig_atomic
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for w in sorted({r["width"] for r in rows}):
-        rs = [r for r in rows if r["width"] == w and r.get("k")]
-        ns = [r["n"] for r in rs]
-        for key, style in (("circuit_size", "o-"), ("k", "s--"), ("K", "^:"),
-                           ("rank_bound_Mk", "v-.")):
-            vals = [r.get(key) for r in rs]
-            if any(v for v in vals):
-                ax1.plot(ns, [math.log2(v) if v else np.nan for v in vals], style,
-                         label=f"{key}, w = {w}")
-        last = rs[-1] if rs else None
-        if last and last.get("B") is not None and last["gamma"] > 0:
-            from networks.reduction import correlation_width_bound
-
-            grid = np.arange(2, 97)
-            wb = np.array([correlation_width_bound(int(n), last["gamma"], last["B"],
-                                                   last["S_sigma"], last["TV_sigma"])
-                           for n in grid])
-            ax2.plot(grid, np.where(wb > 0, np.log2(np.maximum(wb, 1e-300)), np.nan), "-",
-                     label=f"§4.7 bound at γ = {last['gamma']:.3f}, B = {last['B']:.2f} "
-                           f"(w = {w} run, n = {last['n']})")
-            ax2.axhline(math.log2(w), ls=":", lw=0.8, color="grey")
-    ns_all = sorted({r["n"] for r in rows})
-    ax1.plot(ns_all, [n / 2 for n in ns_all], "k-", lw=1, label="log2 Forster 2^{n/2}")
-    ax1.set_xlabel("n")
-    ax1.set_ylabel("log2")
-    ax1.set_title("measured sizes of the reduction")
-    ax1.legend(fontsize=7)
-    ax2.set_xlabel("n (same γ, B, σ)")
-    ax2.set_ylabel("log2 certified width lower bound")
-    ax2.set_title("when the §4.7 bound exceeds the width (dotted)")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ok = [r for r in rows if r.get("least_k")]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, key, label in ((axes[0], "n", "n (bits per party)"),
+                           (axes[1], "rho", "ρ = E[H·Ñ_q] of the quantised network")):
+        order = sorted(ok, key=lambda r: r[key])
+        xs = [r[key] for r in order]
+        for k, style, lab in (("least_k", "o-", "least working k (measured, exact margins)"),
+                              ("bernstein_k_positive", "s--", "Bernstein k for margin > 0"),
+                              ("hoeffding_k_positive", "^:", "Hoeffding k for margin > 0")):
+            ax.plot(xs, [r[k] for r in order], style, label=lab)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("copies k")
+        ax.grid(alpha=0.3)
+    axes[1].set_xscale("log")
+    axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
+    axes[1].set_title("the same against the network's correlation ρ")
+    missing = [r for r in rows if not r.get("least_k")]
+    if missing:
+        fig.text(0.5, 0.005, "not shown: " + "; ".join(
+            f"n = {r['n']} (ρ = {r['rho']:.2g}, " + (r["error"][:40] if r.get("error") else
+                                                    f"no working k <= {r['k']}") + ")"
+            for r in missing), ha="center", fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.03))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
@@ -320,6 +342,8 @@ def main(argv=None) -> int:
         parser.error(f"--k must be >= 1 (copies of the network), got {args.k}")
     if not 0 < args.gamma < 0.25:
         parser.error(f"--gamma must lie in (0, 1/4), got {args.gamma}")
+    if args.sparse is not None and not 1 <= args.sparse <= 4 * min([args.n] + args.sweep_n):
+        parser.error(f"--sparse must be between 1 and m (coordinates per party), got {args.sparse}")
     from networks import get_activation
 
     try:

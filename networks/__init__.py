@@ -11,6 +11,7 @@ from networks.activations import (ACTIVATIONS, Activation, get_activation, regis
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
 from networks.train import TrainOptions, TrainResult, loss_and_gradient, mse, train
+from networks.train_product import product_loss_and_gradient, train_product
 from networks import reduction
 from networks import interop
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
@@ -21,7 +22,8 @@ __all__ = [
     "ACTIVATIONS", "Activation", "get_activation", "register_activation", "unregister_activation",
     "DenseLayer", "SigmaNetwork", "random_network",
     "constructions", "legendre", "interop",
-    "TrainOptions", "TrainResult", "loss_and_gradient", "mse", "train",
+    "TrainOptions", "TrainResult", "loss_and_gradient", "mse", "train", "train_product",
+    "product_loss_and_gradient",
     "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
     "self_reduce", "certify", "value_table", "support_metrics",
 ]

@@ -64,3 +64,21 @@ def distinct_counts(q_rows, code_rows):
 
 def hoeffding_k(M, rho, n, delta):
     return math.ceil((32 * M * M / (rho * rho)) * (2 * n * math.log(2) + math.log(2 / delta)))
+
+
+def bernstein_k(var, M, rho, n, delta, target):
+    """(2σ² + 2(M + ρ)t/3)·ln(4^n/δ)/t², t = (1 - target)ρ, rounded up."""
+    t = (1 - target) * rho
+    return math.ceil((2 * var + 2 * (M + rho) * t / 3) * math.log(4 ** n / delta) / t ** 2)
+
+
+def value_table(W, b, u, u0, sigma, XA, XB):
+    """V[a][b] = N((XA[a], XB[b])) by plain loops over the materialised points."""
+    return [[depth2_value(W, b, u, u0, sigma, list(xa) + list(xb)) for xb in XB] for xa in XA]
+
+
+def untwisted_M(V, shifts):
+    """(1/k) sum_j V[a^r][b^s] (no characters): the self-reduction without the twist."""
+    size = len(V)
+    return [[sum(V[a ^ r][b ^ s] for r, s in shifts) / len(shifts) for b in range(size)]
+            for a in range(size)]

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 from embeddings import HardInstance
 from networks import SigmaNetwork, loss_and_gradient
 from networks.separation import (correlation_ceiling, exact_correlation, label_table,
-                                 support_loss_and_gradient, train_depth2, train_on_support)
+                                 train_depth2)
+from networks.train_product import product_loss_and_gradient, train_product
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,7 @@ def test_product_gradient_matches_backprop(inst3):
         net = SigmaNetwork.random([inst3.dim, 6, 1], act, seed=2, bias_scale=0.4)
         P = label_table(3, "random", seed=1)
         y = P.T.reshape(-1)                                   # cube order k = a + 2^n b
-        l1, g1 = support_loss_and_gradient(net, inst3, P)
+        l1, g1 = product_loss_and_gradient(net, inst3, targets=P)
         l2, g2 = loss_and_gradient(net, X, y)
         assert l1 == pytest.approx(l2, rel=1e-12)
         for (a, b), (c, d) in zip(g1, g2):
@@ -134,9 +135,9 @@ def test_product_gradient_matches_backprop(inst3):
             np.testing.assert_allclose(b, d, rtol=1e-9, atol=1e-13)
 
 
-def test_train_on_support_lowers_the_exact_loss(inst3):
+def test_train_product_lowers_the_exact_loss(inst3):
     net = SigmaNetwork.random([inst3.dim, 16, 1], "relu", seed=0, bias_scale=0.5)
-    res = train_on_support(net, inst3, epochs=200, lr=0.02)
+    res = train_product(net, inst3, epochs=200, lr=0.02)
     r = exact_correlation(res.network, inst3, label_table(3))
     assert r["mse"] == pytest.approx(res.history["final_loss"], rel=1e-9)
     assert res.history["final_loss"] < 0.5 * res.history["loss"][0]

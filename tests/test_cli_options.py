@@ -95,7 +95,7 @@ def test_ip_demo_refuses_bad_options_before_starting(args, match):
     assert res.returncode == 2, res.stdout + res.stderr
     assert res.stdout == ""                                   # nothing ran, no table
     lines = res.stderr.strip().splitlines()
-    assert lines[-1].startswith("ip_demo.py: error:")
+    assert lines[-1].startswith("depthsep ip-demo: error:")
     import re
     assert re.search(match, lines[-1]), lines[-1]
 

@@ -13,7 +13,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import circuits as c  # noqa: E402
-from circuits.utils import parallel  # noqa: E402
+from circuits.utils import _dask, parallel  # noqa: E402
 from circuits.utils.parallel import run_chunks  # noqa: E402
 from tests import naive  # noqa: E402
 
@@ -157,7 +157,7 @@ def test_large_chunk_function_is_sent_once(client):
     circ = _random_depth2(8, N, width=8)
     table = np.random.default_rng(9).integers(0, 2, size=1 << N).astype(np.uint8)
     from distributed.protocol import pickle as dask_pickle
-    assert len(dask_pickle.dumps(table)) > parallel._INLINE_FN_BYTES
+    assert len(dask_pickle.dumps(table)) > _dask._INLINE_FN_BYTES
     _same(c.count_disagreements(circ, table, client=client, chunk_bits=14), _local(circ, table))
 
 
@@ -222,7 +222,7 @@ def test_transient_error_is_retried(client, tmp_path):
 def test_worker_killed_mid_run_still_exact(client, tmp_path, monkeypatch):
     # force the harder path: the chunk function is itself a task result that may sit on the
     # worker that dies (the decision is taken in this process, so monkeypatching reaches it)
-    monkeypatch.setattr(parallel, "_INLINE_FN_BYTES", 0)
+    monkeypatch.setattr(_dask, "_INLINE_FN_BYTES", 0)
     N = 16
     circ = _random_depth2(11, N, width=12)
     local_ip, local_ones = _local(circ, "ip"), c.count_ones(circ)

@@ -47,3 +47,18 @@ def test_negative_control_an_upward_import_is_flagged(tmp_path):
     assert tops == {"numpy", "networks", "embeddings", "experiments"}
     assert tops & (OURS - ALLOWED["circuits"] - {"circuits"}) == {"networks", "embeddings",
                                                                   "experiments"}
+
+
+def test_no_experiment_imports_another():
+    """Experiments are thin layers over the library: only the `depthsep` dispatcher (cli.py)
+    reaches the other experiment modules, and it does so by name, lazily."""
+    scripts = [p for p in (ROOT / "experiments").glob("*.py") if p.name not in ("__init__.py", "cli.py")]
+    assert len(scripts) >= 4
+    for path in scripts:
+        assert "experiments" not in set(top_level_imports(path)), f"{path} imports another experiment"
+
+
+def test_negative_control_an_experiment_import_is_seen(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def main():\n    from experiments.reduction import run_one\n")
+    assert "experiments" in set(top_level_imports(bad))

@@ -15,12 +15,13 @@ from embeddings import HardInstance
 from circuits.utils.rng import uniform_ball
 from networks import SigmaNetwork, get_activation
 from networks.activations import ACTIVATIONS
-from networks.reduction import (certify, correlation_width_bound, exact_shift_average,
-                                reduce_to_circuit,
-                                hoeffding_k, ip_sign_matrix, numerical_rank, quantise,
-                                random_shifts, reduce_network, self_reduce, shifted_network,
+from circuits.analysis import numerical_rank
+from networks.reduction import (bernstein_k, certify, correlation_width_bound,
+                                exact_shift_average, hoeffding_k, quantise, random_shifts,
+                                reduce_network, reduce_to_circuit, self_reduce, shifted_network,
                                 staircase, staircase_gate_count, synthetic_approximator,
                                 threshold_circuit, twist_sign, twisted_sums, value_matrix)
+from networks.reduction import ip_signs as ip_sign_matrix
 
 ACTS = sorted(ACTIVATIONS)
 
@@ -103,7 +104,8 @@ def test_synthetic_approximator_n7():                        # E9 (ii)
     pm = red.prefix_margins
     assert pm[0] < 0 and pm[7] < 0                           # k = 1, 8 fail somewhere
     assert pm[63] > 0 and pm[255] > 0 and red.sign_agrees_everywhere
-    assert red.least_k <= 64 and red.stable_k <= 64
+    assert red.least_k <= 64 and red.least.method == "prefix scan"
+    assert red.least_k == int(np.flatnonzero(pm > 0)[0]) + 1
     assert red.n_sign_errors == 0 and float(np.min(red.margins)) == red.min_margin
 
 
@@ -112,15 +114,40 @@ def test_hoeffding_k_matches_formula():
         assert hoeffding_k(M, rho, n, delta=delta) == naive.hoeffding_k(M, rho, n, delta)
 
 
-def test_default_k_is_hoeffding_with_M_emp():
-    V = 0.4 * ip_sign_matrix(3) + 0.1
+def test_bernstein_k_matches_formula():
+    for var, M, rho, n, delta, target in [(0.1, 1.0, 0.5, 5, 0.5, 0.75), (0.9, 3.0, 0.7, 12, 0.01, 0.0),
+                                          (0.0, 1.0, 1.0, 1, 0.5, 0.0)]:
+        assert (bernstein_k(var, M, rho, n, delta=delta, target=target)
+                == naive.bernstein_k(var, M, rho, n, delta, target))
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_bernstein_k_delivers_its_margin(n):
+    # the guarantee is probabilistic (δ = 0.01 per seed); the bound is loose enough that every
+    # one of these seeds must reach min H·M_k >= 3ρ/4 at Bernstein's k
+    V = synthetic_approximator(n, seed=n)
+    for seed in range(8):
+        red = self_reduce(V, seed=seed, delta=0.01)
+        assert red.k == red.bernstein_k < red.hoeffding_k
+        assert red.min_margin >= 0.75 * red.rho
+
+
+def test_default_k_is_bernstein_with_M_emp_and_variance():
+    H = ip_sign_matrix(3).astype(float)
+    V = 0.4 * H + 0.1 + 0.05 * np.cos(np.arange(64.0)).reshape(8, 8)
+    U = H * V
+    rho, var = float(np.mean(U)), float(np.var(U))
+    M = float(np.abs(V).max())
     red = self_reduce(V, seed=0)
-    assert red.k == hoeffding_k(0.5, 0.4 + 0.1 * float(np.mean(ip_sign_matrix(3))), 3)
+    assert red.k == bernstein_k(var, M, rho, 3) and red.k_rule == "bernstein"
+    assert math.isclose(red.variance, var, rel_tol=1e-12)
+    assert self_reduce(V, seed=0, k_rule="hoeffding").k == hoeffding_k(M, rho, 3)
 
 
 def test_default_k_cap():
     V = 0.05 * ip_sign_matrix(2) + 0.01
-    assert self_reduce(V, seed=0, k_max=50).k == 50
+    assert self_reduce(V, seed=0, k_max=10).k == 10
+    assert self_reduce(V, seed=0, k_rule="hoeffding", k_max=50).k == 50
     assert self_reduce(V, seed=0, k=60, k_max=50).k == 60        # explicit k wins
 
 
@@ -182,12 +209,24 @@ def test_staircase_on_support_points(act, inst3):
 
 @pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh", "softplus"])
 def test_staircase_gate_count_formula(act):                  # E11
-    net = _net(6, 4, act, seed=1)
-    st = staircase(net, margin=0.2, range_mode="global", allocation="uniform")
-    L = get_activation(act).lipschitz(st.radius_global)
-    B = net.weight_bound
-    assert st.n_gates == staircase_gate_count(4, st.radius_global, L, B, 0.2)
-    assert st.n_gates == 4 * math.ceil(2 * st.radius_global * L * 4 * B / 0.2)
+    # the count w⌈2RLwB/γ'⌉ is the least number of equal steps on [-R, R] whose spacing Δ keeps
+    # every neuron within δ = γ'/(wB) (L·Δ <= δ): check that property of the built staircase,
+    # and that one step fewer per neuron would violate it, instead of re-evaluating the formula
+    w, margin = 4, 0.2
+    net = _net(6, w, act, seed=1)
+    st = staircase(net, margin=margin, range_mode="global", allocation="uniform")
+    R, B = st.radius_global, net.weight_bound
+    delta = margin / (w * B)
+    per = st.gates_per_neuron
+    for i in range(w):
+        th = np.sort(st.theta[st.neuron == i])
+        steps = np.diff(np.concatenate([[-R], th]))
+        assert np.allclose(steps, 2 * R / per[i], rtol=1e-12) and math.isclose(th[-1], R)
+        L = st.lipschitz[i]
+        assert L * 2 * R / per[i] <= delta * (1 + 1e-12) < L * 2 * R / (per[i] - 1)
+    assert st.n_gates == staircase_gate_count(w, R, st.lipschitz.max(), B, margin)
+    X = _ball(5000, 6, seed=3)
+    assert np.abs(net(X) - st.value(X)).max() <= margin
 
 
 def test_staircase_heaviside_exact_one_gate_per_neuron():
@@ -395,7 +434,8 @@ def test_reduce_network_chain_holds(inst3):
     assert rep.mse < 0.25 and rep.ok, rep.certificate.table()
     red = rep.reduction
     assert red.sign_agrees_everywhere
-    assert red.k == hoeffding_k(red.M_emp, red.rho, 3)
+    assert red.k == bernstein_k(red.variance, red.M_emp, red.rho, 3)
+    assert rep.reduction_circuit is not None and rep.reduction_circuit.sign_agrees_everywhere
     b = rep.certificate.bounds
     assert b["forster"] == 3 and b["forster"] <= b["rank_Mk"] <= b["rank_bound_Mk"]
     assert b["rank_V"] <= b["rank_bound_V"] <= 1 + 24 * rep.quantised.K
@@ -444,33 +484,66 @@ def test_experiment_end_to_end(tmp_path, capsys):
     text = capsys.readouterr().out
     assert rc == 0, text
     rep = json.loads((out / "report.json").read_text())
-    for key in ("n", "width", "activation", "mse", "rho", "k", "min_margin",
-                "sign_agrees_everywhere", "threshold_circuit", "bounds", "seed", "versions",
-                "timings"):
+    for key in ("n", "width", "activation", "mse", "rho", "k", "least_k", "bernstein_k",
+                "hoeffding_k", "min_margin", "sign_agrees_everywhere", "threshold_circuit",
+                "bounds", "seed", "versions", "timings", "self_reduction_circuit"):
         assert key in rep
     assert rep["n"] == 3 and rep["width"] == 16 and rep["activation"] == "relu"
-    assert rep["sign_agrees_everywhere"] is True and rep["mse"] < 0.25 - 0.04
+    assert rep["sign_agrees_everywhere"] is True and rep["mse"] <= 0.25 - 0.05 + 1e-12
+    assert rep["training"]["reached_target"] is True
+    assert rep["k"] == rep["bernstein_k"] and rep["least_k"] <= rep["k"]
     assert {"size", "depth", "max_abs_weight"} <= set(rep["threshold_circuit"])
     assert rep["bounds"]["ok"] is True and rep["staircase"]["holds"] is True
     assert rep["shift_identity"]["holds"] is True
     assert (out / "reduction.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
-    assert "chain of inequalities" in text
+    assert "chain of inequalities" in text and "QUANTISED" in text
+    assert "least working k (margin > 0)" in text and f" {rep['least_k']} " in text
+    assert "not itself a network of width k·w" in text
+
+
+def test_experiment_epoch_cap_is_stated(tmp_path, capsys):
+    import experiments.reduction as exp
+
+    rc = exp.main(["--n", "3", "--width", "8", "--epochs", "3", "--out", str(tmp_path),
+                   "--no-progress", "--ball-points", "0", "--no-circuit"])
+    text = capsys.readouterr().out
+    rep = json.loads((tmp_path / "report.json").read_text())
+    assert rep["training"]["reached_target"] is False and rep["training"]["epochs_run"] == 3
+    if "error" in rep:                      # ρ <= 0 after 3 epochs: refused, exit code 1
+        assert rc == 1 and "trivial predictor" in text
+    else:
+        assert "STOPPED ON THE EPOCH CAP" in text
+
+
+def test_experiment_sparse_option(tmp_path, capsys):
+    import experiments.reduction as exp
+
+    exp.main(["--n", "5", "--width", "6", "--sparse", "2", "--epochs", "300", "--out",
+              str(tmp_path), "--no-progress", "--ball-points", "0", "--no-circuit", "--k", "2"])
+    rep = json.loads((tmp_path / "report.json").read_text())
+    assert "error" not in rep, rep.get("error")
+    q = rep["quantisation"]
+    assert max(q["K_A"]) <= 4 and max(q["K_B"]) <= 4 and rep["training"]["sparse_reads"] == 2
+    b = rep["bounds"]["bounds"]
+    assert b["rank_V"] <= b["rank_bound_V"] < 32 and not b["rank_V_by_dimension"]
+    assert b["rank_Mk"] <= b["rank_bound_Mk"]
 
 
 def test_experiment_threshold_and_sweep(tmp_path):
     import experiments.reduction as exp
 
-    rc = exp.main(["--n", "2", "--width", "8", "--activation", "threshold", "--out",
+    rc = exp.main(["--n", "3", "--width", "32", "--activation", "threshold", "--out",
                    str(tmp_path / "thr"), "--no-progress", "--ball-points", "100"])
     rep = json.loads((tmp_path / "thr" / "report.json").read_text())
     assert rep["activation"] == "heaviside" and "conversion" in rep["training"]
-    assert rc == (0 if rep.get("sign_agrees_everywhere") and rep.get("chain_ok") else 1)
-    rc = exp.main(["--sweep", "--sweep-n", "2,3", "--sweep-widths", "8", "--out",
+    assert rc == 0 and rep["sign_agrees_everywhere"] and rep["chain_ok"]
+    rc = exp.main(["--sweep", "--sweep-n", "3,4", "--sweep-widths", "32", "--out",
                    str(tmp_path / "sw"), "--no-progress", "--no-circuit", "--ball-points", "0"])
     sw = json.loads((tmp_path / "sw" / "sweep.json").read_text())
-    assert [r["n"] for r in sw["rows"]] == [2, 3]
-    assert (tmp_path / "sw" / "sweep.png").exists()
+    assert rc == 0 and [r["n"] for r in sw["rows"]] == [3, 4]
+    assert all(r["least_k"] >= 1 and r["bernstein_k_positive"] >= 1 for r in sw["rows"])
+    assert (tmp_path / "sw" / "sweep.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_experiment_cli_errors(capsys):
@@ -498,6 +571,7 @@ def test_staircase_million_ball_points(act):                       # E11 at full
     X = inst.support().points
     assert np.abs(net(X) - st.value(X)).max() <= st.error_bound
 
+
 @pytest.mark.slow
 def test_experiment_default_size(tmp_path):
     import experiments.reduction as exp
@@ -511,9 +585,10 @@ def test_experiment_default_size(tmp_path):
 def test_experiment_n7_trained_net_margin(tmp_path):                 # E9 (iii), E10
     import experiments.reduction as exp
 
-    exp.main(["--n", "7", "--width", "64", "--out", str(tmp_path), "--no-progress",
-              "--no-circuit", "--ball-points", "1000"])
+    rc = exp.main(["--n", "7", "--width", "64", "--out", str(tmp_path), "--no-progress",
+                   "--no-circuit", "--ball-points", "1000"])
     rep = json.loads((tmp_path / "report.json").read_text())
+    assert rc == 0
     b = rep["bounds"]["bounds"]
     assert rep["sign_agrees_everywhere"] and rep["chain_ok"]
     assert rep["min_margin"] >= rep["rho_q"] / 2

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import circuits as c
-from circuits.utils import parallel
+from circuits.utils import parallel, slicing
 from circuits.utils.errors import DepthsepError, RunTooLongError
 from circuits.utils.parallel import format_seconds, resolve_max_seconds, run_chunks
 
@@ -87,7 +87,7 @@ def test_deferred_sigint_reraises_after_the_call():
     # raised when the call returns, with the call's result intact
     seen = []
     with pytest.raises(KeyboardInterrupt):
-        with parallel._deferred_sigint():
+        with slicing._deferred_sigint():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
             seen.append("body finished")
@@ -98,7 +98,7 @@ def test_deferred_sigint_reraises_after_the_call():
 def test_threads_stop_at_the_next_slice_when_the_run_is_cancelled():
     # a chunk on a worker thread notices the cancel flag between slices (the mechanism that
     # makes Ctrl-C on executor="threads" return within a slice instead of a chunk)
-    meter = parallel._Meter(1 << 40, None, 1, None)
+    meter = slicing._Meter(1 << 40, None, 1, None)
     calls = []
 
     def fn(start, stop):
@@ -107,8 +107,8 @@ def test_threads_stop_at_the_next_slice_when_the_run_is_cancelled():
             meter.cancel.set()
         return stop - start
 
-    with pytest.raises(parallel._Cancelled):
-        parallel._run_sliced(fn, 0, 1 << 40, lambda a, b: a + b, 0, meter, parallel._NO_GUARD)
+    with pytest.raises(slicing._Cancelled):
+        slicing._run_sliced(fn, 0, 1 << 40, lambda a, b: a + b, 0, meter, slicing._NO_GUARD)
     assert len(calls) == 3
 
 
@@ -170,7 +170,7 @@ def test_slices_tile_the_range_and_grow_towards_the_target_time():
 
     n = 1 << 22
     assert run_chunks(fn, n, combine=lambda a, b: a + b, initial=0) == n
-    assert calls[0] == (0, parallel._FIRST_SLICE)
+    assert calls[0] == (0, slicing._FIRST_SLICE)
     assert all(calls[i][1] == calls[i + 1][0] for i in range(len(calls) - 1))
     assert calls[-1][1] == n
     assert len(calls) < 12          # grown 16-fold while fast: few Python round trips

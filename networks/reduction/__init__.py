@@ -24,27 +24,32 @@ Examples
 """
 
 from networks.reduction.stair import Staircase, staircase, staircase_gate_count
-from networks.reduction.quantisation import (CircuitReduction, QuantisedNetwork,
-                                             quantisation_grid, quantise, threshold_circuit)
-from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, hoeffding_k,
-                                           ip_sign_matrix, numerical_rank, random_shifts,
+from networks.reduction.quantisation import QuantisedNetwork, quantisation_grid, quantise
+from networks.reduction.circuit import (CircuitReduction, circuit_bits, circuit_table,
+                                        threshold_circuit)
+from networks.reduction.concentration import bernstein_k, hoeffding_k
+from networks.reduction.fwht import LeastK, ShiftConvolution, least_working_k
+from networks.reduction.selfreduce import (SelfReduction, exact_shift_average, random_shifts,
                                            self_reduce, shifted_network, synthetic_approximator,
                                            twist_sign, twisted_sums, value_matrix)
 from networks.reduction.certificates import (Certificate, Inequality, certify, correlation_bound,
                                              correlation_width_bound)
 from networks.reduction.product import (ProductSupport, SupportMetrics, chain_table, ip_signs,
-                                        product_support, support_metrics, value_table)
+                                        product_support, staircase_table, support_metrics,
+                                        value_table)
 from networks.reduction.pipeline import (ReductionReport, reduce_network, reduce_to_circuit,
                                          support_mse)
 
 __all__ = [
     "Staircase", "staircase", "staircase_gate_count",
     "QuantisedNetwork", "quantise", "quantisation_grid", "CircuitReduction", "threshold_circuit",
+    "circuit_table", "circuit_bits",
     "SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "hoeffding_k",
-    "ip_sign_matrix", "numerical_rank", "random_shifts", "shifted_network",
+    "bernstein_k", "ShiftConvolution", "LeastK", "least_working_k", "random_shifts",
+    "shifted_network",
     "synthetic_approximator", "twist_sign", "value_matrix",
     "Certificate", "Inequality", "certify", "correlation_bound", "correlation_width_bound",
     "ReductionReport", "reduce_network", "reduce_to_circuit", "support_mse",
     "ProductSupport", "product_support", "SupportMetrics", "support_metrics", "value_table",
-    "chain_table", "ip_signs",
+    "chain_table", "ip_signs", "staircase_table",
 ]

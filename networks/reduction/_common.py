@@ -10,10 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from circuits.utils.errors import DimensionError, ReductionError
-from circuits.hypercube import bits_of
 from circuits.utils.validation import check_real
 
-__all__ = ["Depth2Parts", "depth2_parts", "instance_code_bits", "frozen"]
+__all__ = ["Depth2Parts", "depth2_parts", "frozen"]
 
 
 def frozen(values, dtype) -> np.ndarray:
@@ -21,8 +20,6 @@ def frozen(values, dtype) -> np.ndarray:
     arr = np.array(values, dtype=dtype, order="C", copy=True)
     arr.setflags(write=False)
     return arr
-
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,20 +131,3 @@ def depth2_parts(network, *, dim: "int | None" = None, weight_bound: "float | No
                 f"stated bound weight_bound = {bound:.6g}; raise weight_bound or train with "
                 f"networks.train(..., weight_bound={bound:g})")
     return parts
-
-
-def instance_code_bits(instance) -> tuple[int, int, np.ndarray]:
-    """(n, m, C) for a hard instance: C uint8 (2^n, m), row a = code bits C(a), bit j = coord j."""
-    try:
-        n = int(instance.n)
-        m = int(instance.m)
-        words = np.asarray(instance.embedding.codewords())
-    except AttributeError:
-        raise TypeError(f"instance must be an embeddings.HardInstance (with .n, .m and "
-                        f".embedding.codewords()), got {type(instance).__name__}") from None
-    if words.shape != (1 << n,):
-        raise DimensionError(f"instance.embedding.codewords() must have shape (2^{n},), got "
-                             f"{words.shape}")
-    if m > 62:
-        raise DimensionError(f"code length m = {m} > 62 cannot be decoded into int64 bit rows")
-    return n, m, bits_of(words.astype(np.int64), m)

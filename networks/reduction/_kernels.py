@@ -82,18 +82,55 @@ def _neumaier(s, comp, x):
     return t, comp
 
 
+@njit(cache=True, nogil=True)
+def _row_values(Ac, Bt, u, code, scale, val):
+    """val[b] = sum_i u_i σ(scale·(Ac[i] + Bt[i, b]) + ...) for one row (Ac already holds the
+    row's A[a, i]; the bias is added by the caller through ``Ac`` or ``cb``).  The i-outer /
+    b-inner order keeps the inner loop free of reductions (vectorisable without fastmath); each
+    val[b] is still summed over i in order."""
+    w = Bt.shape[0]
+    size_b = Bt.shape[1]
+    for b in range(size_b):
+        val[b] = 0.0
+    for i in range(w):
+        ui = u[i]
+        ai = Ac[i]
+        row = Bt[i]
+        if code == 0:
+            for b in range(size_b):
+                z = ai + row[b]
+                val[b] += ui * (z if z > 0.0 else 0.0)
+        else:
+            for b in range(size_b):
+                val[b] += ui * _sigma(code, ai + row[b])
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _value_table(A, B, c, scale, u, u0, code, n, store, V, stats):
-    """V[a, b] = u0 + sum_i u_i σ(z_i(a, b)) (written only if ``store``) and per-row sums.
+def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats):
+    """V[a, b] = u0 + sum_i u_i σ(scale·(A[a, i] + Bt[i, b]) + c[i]) (written only if ``store``)
+    and per-row sums.  ``Bt`` is B transposed, (w, #b); with scale != 1 the integers are scaled
+    first (z = scale·(α + β) + c, α + β exact).
 
     stats[a] = (sum_b H·Ñ, sum_b (N - IP)², #{b: [N >= 1/2] = IP}, sum_b Ñ²) with Ñ = 1 - 2N,
     the float sums compensated (Neumaier) along the row.
     """
     size_a = A.shape[0]
-    size_b = B.shape[0]
     w = A.shape[1]
+    size_b = Bt.shape[1]
     par = _parity_table(n)
     for a in prange(size_a):
+        val = np.empty(size_b)
+        if scale == 1.0:
+            Ac = np.empty(w)
+            for i in range(w):
+                Ac[i] = A[a, i] + c[i]
+            _row_values(Ac, Bt, u, code, 1.0, val)
+        else:
+            for b in range(size_b):
+                val[b] = 0.0
+            for i in range(w):
+                for b in range(size_b):
+                    val[b] += u[i] * _sigma(code, scale * (A[a, i] + Bt[i, b]) + c[i])
         s0 = 0.0
         c0 = 0.0
         s1 = 0.0
@@ -102,20 +139,16 @@ def _value_table(A, B, c, scale, u, u0, code, n, store, V, stats):
         c3 = 0.0
         correct = 0
         for b in range(size_b):
-            val = 0.0
-            for i in range(w):
-                z = scale * (A[a, i] + B[b, i]) + c[i]
-                val += u[i] * _sigma(code, z)
-            val += u0
+            v = val[b] + u0
             if store:
-                V[a, b] = val
+                V[a, b] = v
             ip = par[a & b]
-            nt = 1.0 - 2.0 * val
+            nt = 1.0 - 2.0 * v
             s0, c0 = _neumaier(s0, c0, nt if ip == 0 else -nt)
-            d = val - ip
+            d = v - ip
             s1, c1 = _neumaier(s1, c1, d * d)
             s3, c3 = _neumaier(s3, c3, nt * nt)
-            if (val >= 0.5) == (ip == 1):
+            if (v >= 0.5) == (ip == 1):
                 correct += 1
         stats[a, 0] = s0 + c0
         stats[a, 1] = s1 + c1
@@ -123,55 +156,101 @@ def _value_table(A, B, c, scale, u, u0, code, n, store, V, stats):
         stats[a, 3] = s3 + c3
 
 
+LANES = 8
+
+
+@njit(cache=True, nogil=True)
+def _relu_backward(ai, row, gt, qrow, lanes_q, lanes_s, su):
+    """ReLU backward for one (row a, neuron i): qrow[b] += g[b]·[z_b > 0] and the sums
+    qa = sum_b g[b]·[z_b > 0], su += sum_b g[b]·z_b·[z_b > 0], z_b = ai + row[b].  The sums use
+    LANES interleaved accumulators (a fixed, deterministic order) so the loop vectorises."""
+    size_b = row.shape[0]
+    for l in range(LANES):
+        lanes_q[l] = 0.0
+        lanes_s[l] = 0.0
+    main = size_b - size_b % LANES
+    for b0 in range(0, main, LANES):
+        for l in range(LANES):
+            z = ai + row[b0 + l]
+            q = gt[b0 + l] if z > 0.0 else 0.0
+            qrow[b0 + l] += q
+            lanes_q[l] += q
+            lanes_s[l] += q * z
+    qa = 0.0
+    for b in range(main, size_b):
+        z = ai + row[b]
+        q = gt[b] if z > 0.0 else 0.0
+        qrow[b] += q
+        qa += q
+        su += q * z
+    for l in range(LANES):
+        qa += lanes_q[l]
+        su += lanes_s[l]
+    return qa, su
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _train_pass(A, B, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss):
+def _train_pass(A, Bt, c, u, u0, code, Y, n_blocks, Qa, QbT, Su, rows_loss):
     """One full-batch forward + backward pass of the MSE over all pairs (a, b), product form.
 
-    With g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
-    Qa[a, i] = sum_b g σ'(z_i), Qb[blk, b, i] = sum_{a in blk} g σ'(z_i),
-    Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = sum_b (N - Y)² (compensated),
-    rows_loss has a second column sum_b g.  Per block a scratch of 2 x (#b x w) keeps σ and σ'
-    of one row, so every activation is evaluated once.
+    With z_i(a, b) = A[a, i] + c[i] + Bt[i, b] and g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
+    Qa[a, i] = sum_b g σ'(z_i), QbT[blk, i, b] = sum_{a in blk} g σ'(z_i),
+    Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = (sum_b (N - Y)² compensated, sum_b g).
+    Rows are processed in tiles of TILE so that a row QbT[blk, i] stays in cache across the
+    tile; activations are recomputed in the backward loop (cheaper than storing them); inner
+    loops run over b without reductions where possible.  QbT and Su must be zero on entry.
     """
+    TILE = 16
     size_a = A.shape[0]
-    size_b = B.shape[0]
     w = A.shape[1]
+    size_b = Bt.shape[1]
     total = size_a * size_b
     per_block = (size_a + n_blocks - 1) // n_blocks
     for blk in prange(n_blocks):
-        S = np.empty((size_b, w))
-        D = np.empty((size_b, w))
-        g = np.empty(size_b)
+        val = np.empty(size_b)
+        g = np.empty((TILE, size_b))
+        Ac = np.empty((TILE, w))
+        lanes_q = np.empty(LANES)
+        lanes_s = np.empty(LANES)
         lo = blk * per_block
         hi = min(size_a, lo + per_block)
-        for a in range(lo, hi):
-            sl = 0.0
-            cl = 0.0
-            sg = 0.0
-            for b in range(size_b):
-                val = 0.0
+        for t0 in range(lo, hi, TILE):
+            t1 = min(hi, t0 + TILE)
+            for a in range(t0, t1):
+                t = a - t0
                 for i in range(w):
-                    z = A[a, i] + B[b, i] + c[i]
-                    s = _sigma(code, z)
-                    S[b, i] = s
-                    D[b, i] = _dsigma(code, z)
-                    val += u[i] * s
-                val += u0
-                r = val - Y[a, b]
-                sl, cl = _neumaier(sl, cl, r * r)
-                g[b] = 2.0 * r / total
-                sg += g[b]
-            rows_loss[a, 0] = sl + cl
-            rows_loss[a, 1] = sg
+                    Ac[t, i] = A[a, i] + c[i]
+                _row_values(Ac[t], Bt, u, code, 1.0, val)
+                sl = 0.0
+                cl = 0.0
+                sg = 0.0
+                for b in range(size_b):
+                    r = val[b] + u0 - Y[a, b]
+                    sl, cl = _neumaier(sl, cl, r * r)
+                    g[t, b] = 2.0 * r / total
+                    sg += g[t, b]
+                rows_loss[a, 0] = sl + cl
+                rows_loss[a, 1] = sg
             for i in range(w):
-                Qa[a, i] = 0.0
-            for b in range(size_b):
-                gb = g[b]
-                for i in range(w):
-                    q = gb * D[b, i]
-                    Qa[a, i] += q
-                    Qb[blk, b, i] += q
-                    Su[blk, i] += gb * S[b, i]
+                row = Bt[i]
+                qrow = QbT[blk, i]
+                su = 0.0
+                for a in range(t0, t1):
+                    t = a - t0
+                    ai = Ac[t, i]
+                    gt = g[t]
+                    qa = 0.0
+                    if code == 0:
+                        qa, su = _relu_backward(ai, row, gt, qrow, lanes_q, lanes_s, su)
+                    else:
+                        for b in range(size_b):
+                            z = ai + row[b]
+                            q = gt[b] * _dsigma(code, z)
+                            qrow[b] += q
+                            qa += q
+                            su += gt[b] * _sigma(code, z)
+                    Qa[a, i] = qa
+                Su[blk, i] += su
 
 
 @njit(cache=True, nogil=True)

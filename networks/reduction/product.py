@@ -34,7 +34,7 @@ from networks.reduction._common import Depth2Parts, depth2_parts, frozen
 from networks.reduction import _kernels
 
 __all__ = ["ProductSupport", "product_support", "ip_signs", "value_table", "SupportMetrics",
-           "support_metrics", "check_table_memory", "chain_table"]
+           "support_metrics", "check_table_memory", "chain_table", "staircase_table"]
 
 #: Largest n for which the (2^n, 2^n) tables are built (n = 13: 512 MiB per float64 table).
 MAX_TABLE_BITS = 13
@@ -185,8 +185,8 @@ def _tables(A, B, c, scale, parts: Depth2Parts, n: int, store: bool):
     stats = np.zeros((size, 4), dtype=np.float64)
     code = _activation_code(parts.activation)
     if code >= 0:
-        _kernels._value_table(A, B, c, float(scale), parts.u, float(parts.u0), code, n, store,
-                              V, stats)
+        _kernels._value_table(A, np.ascontiguousarray(B.T), c, float(scale), parts.u,
+                              float(parts.u0), code, n, store, V, stats)
     else:
         _table_numpy(A, B, c, scale, parts, n, store, V, stats)
     return (V if store else None), stats
@@ -344,3 +344,21 @@ def chain_table(PA, PB, up, down, base, *, integer: bool) -> np.ndarray:
     _kernels._chain_table(PA, PB, up_off, up_t.astype(dtype), up_c, dn_off, dn_t.astype(dtype),
                           dn_c, dtype(base), out)
     return out
+
+
+def staircase_table(st, instance) -> np.ndarray:
+    """N_stair[a, b] of a real-weight :class:`networks.reduction.Staircase` on every pair, in
+    product form (each neuron's gates share z_i = α_i(a) + β_i(b) + b_i; binary search over its
+    sorted thresholds), without the 4^n × d input array."""
+    sup = product_support(instance)
+    parts = st.network
+    A, B, c = _parts_tables(parts, sup)
+    w = parts.width
+    up, down = [], []
+    weights = st.top_weight
+    for i in range(w):
+        sel = st.neuron == i
+        d = st.direction[sel]
+        up.append((st.theta[sel][d > 0], weights[sel][d > 0]))
+        down.append((st.theta[sel][d < 0], weights[sel][d < 0]))
+    return chain_table(A, B + c, up, down, float(st.base), integer=False)

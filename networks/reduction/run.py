@@ -1,5 +1,6 @@
-"""One reduction run as a library call: train a depth-2 network on the hard instance, then steps
-1-4 of THEORY §4 with their checks (E8-E11).
+"""One reduction run as a library call: train a depth-2 network on the hard instance in product
+form, then steps 1-4 of THEORY §4 with their checks (E8-E11), all on the product-form engine of
+§4.8 (value tables from α, β; neuron-wise circuit evaluation; FWHT self-reduction).
 
 :func:`reduction_run` is what ``experiments/reduction.py`` runs for each (n, width) and what the
 THEORY table's rows E8-E11 measure; it returns a :class:`ReductionRun` whose ``record`` is the
@@ -22,7 +23,10 @@ from circuits.utils.errors import ReductionError
 from circuits.utils.rng import uniform_ball
 
 __all__ = ["ReductionRun", "reduction_run", "fit_depth2", "check_staircase",
-           "check_shift_identity", "correlation_route"]
+           "check_shift_identity", "correlation_route", "default_epochs", "sparse_mask"]
+
+#: Epoch cap while 4^n·w <= 2^22 (pair, neuron) terms per epoch; above, proportionally fewer.
+EPOCHS = 3000
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,14 +36,14 @@ class ReductionRun:
     Attributes
     ----------
     record : dict
-        JSON-ready: n, m, d, width, activation, seed, mse, gamma, rho, training, instance,
-        staircase, shift_identity, the reduction report's fields, timings; ``error`` when the run
-        stopped early (the network does not beat the trivial predictor, or a ReductionError).
+        JSON-ready: n, m, d, width, activation, seed, mse, gamma, rho, accuracy, training
+        (with ``reached_target``), instance, staircase, shift_identity, the reduction report's
+        fields (k, least_k, bernstein_k, hoeffding_k, sign_agrees_everywhere, ...), timings;
+        ``error`` when the run stopped early.
     instance : embeddings.HardInstance
     network : networks.SigmaNetwork
-        The trained network (Heaviside for ``activation="threshold"``, see the module notes).
+        The trained network (Heaviside for ``activation="threshold"``).
     report : networks.reduction.ReductionReport or None
-        None when the run stopped before the reduction.
     staircase : networks.reduction.Staircase or None
     """
 
@@ -55,79 +59,90 @@ class ReductionRun:
         return bool(self.record.get("sign_agrees_everywhere") and self.record.get("chain_ok"))
 
 
-def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: int, lr: float,
-               seed: int, progress: bool = False):
-    """Train a depth-2 network on the support until MSE <= 1/4 - gamma; returns (network, info).
+def default_epochs(n: int, width: int) -> int:
+    """3000 epochs up to 2^22 (pair, neuron) terms per epoch, then 3000·2^22/(4^n·w), >= 30
+    (n = 10, w = 64: 187), so that one run stays within minutes."""
+    work = 4 ** n * width
+    return EPOCHS if work <= 1 << 22 else max(30, EPOCHS * (1 << 22) // work)
 
-    Step activations are trained through a sigmoid surrogate (module notes).
-    """
+
+def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
+    """Mask (w, 2m): neuron i reads ``reads`` random Alice and ``reads`` random Bob coordinates,
+    so K_i^A, K_i^B <= 2^reads (the regime where the rank links bite, THEORY §4.8)."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((width, 2 * m), dtype=bool)
+    for i in range(width):
+        mask[i, rng.choice(m, reads, replace=False)] = True
+        mask[i, m + rng.choice(m, reads, replace=False)] = True
+    return mask
+
+
+def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: "int | None",
+               lr: float, seed: int, batch_size: "int | None" = None,
+               sparse: "int | None" = None, progress: bool = False):
+    """Train a depth-2 network on the support in product form (networks.train_product) until
+    MSE <= 1/4 - gamma or the epoch cap; returns (network, info).  ``info["reached_target"]``
+    says whether the γ target was met.  Step activations are trained through a sigmoid
+    surrogate (module notes)."""
     from networks import SigmaNetwork, get_activation
-    from networks.sigma import DenseLayer
-    from networks.train import train
+    from networks.train_product import refit_output_layer, train_product
 
     act = get_activation(activation)
     surrogate = bool(act.jumps) and act.lipschitz(1.0) == 0.0
     train_act = "sigmoid" if surrogate else act.name
-    sup = instance.support()
-    X, y = sup.points, sup.labels.astype(np.float64)
     net0 = SigmaNetwork.random([instance.dim, width, 1], train_act, seed=seed)
-    t0 = time.perf_counter()
-    res = train(net0, X, y, epochs=epochs, lr=lr, seed=seed, patience=None,
-                target_loss=0.25 - gamma, progress=progress, desc=f"train {train_act} w={width}")
-    info = {"trained_activation": train_act, "epochs_run": int(res.history["epochs"]),
-            "stopped": res.history.get("reason"), "train_seconds": time.perf_counter() - t0,
-            "train_mse": float(res.history["final_loss"])}
+    mask = None if sparse is None else sparse_mask(width, instance.m, sparse, seed)
+    target = 0.25 - gamma
+    epochs = default_epochs(instance.n, width) if epochs is None else epochs
+    res = train_product(net0, instance, epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
+                        patience=None, target_loss=target, mask=mask, progress=progress,
+                        desc=f"train {train_act} w={width}")
+    h = res.history
+    info = {"trained_activation": train_act, "epochs_run": int(h["epochs"]), "epoch_cap": epochs,
+            "stopped": h["reason"], "target_mse": target,
+            "reached_target": bool(h["reached_target"]), "train_seconds": h["seconds"],
+            "train_mse": float(h["final_loss"]), "sparse_reads": sparse,
+            "batch_size": batch_size, "form": "product"}
     net = res.network
     if surrogate:
-        hidden = net.layers[0]
-        F = act(X @ hidden.weights.T + hidden.bias)
-        A = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
-        coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-        net = SigmaNetwork([hidden, DenseLayer(coef[None, :-1], coef[-1:])], activation=act.name)
+        net = refit_output_layer(net, instance, activation=act.name)
         info["conversion"] = (f"sigmoid surrogate -> {act.name} neurons with the same (W, b); "
                               f"output layer refitted by least squares on the support")
     return net, info
 
 
 def check_staircase(network, instance, *, margin: float, n_ball: int, seed: int):
-    """Step 1 on the original network: staircase, checked on the support and in the ball (E11).
+    """Step 1 on the original network: staircase, checked on all 4^n support points (product
+    form, :func:`networks.reduction.staircase_table`) and on random unit-ball points (E11).
 
     Returns ``(staircase, info)``; ``info["holds"]`` is the measured sup error <= the bound.
     """
-    from networks.reduction import staircase, staircase_gate_count
-    from networks.reduction._common import depth2_parts
+    from networks.reduction import staircase, staircase_table, value_table
 
-    parts = depth2_parts(network)
     st = staircase(network, margin=margin, allocation="optimal", max_gates=50_000_000)
-    X = instance.support().points
-    err_support = float(np.abs(parts(X) - st.value(X)).max())
+    err_support = float(np.abs(value_table(network, instance) - staircase_table(st, instance)).max())
     err_ball = 0.0
     if n_ball > 0:
-        B = uniform_ball(n_ball, instance.dim, seed=seed)
-        err_ball = float(np.abs(parts(B) - st.value(B)).max())
-    L = parts.activation.lipschitz(parts.radius_global + 1.0)
-    formula = (staircase_gate_count(parts.width, parts.radius_global, L, parts.weight_bound,
-                                    margin) if L > 0 else 0)
+        X = uniform_ball(n_ball, instance.dim, seed=seed)
+        err_ball = float(np.abs(network(X) - st.value(X)).max())
     return st, {"n_gates": st.n_gates, "margin": margin, "error_bound": st.error_bound,
                 "max_error_support": err_support, "max_error_ball": err_ball,
                 "n_ball_points": n_ball, "holds": max(err_support, err_ball) <= st.error_bound,
-                "gate_count_formula_global_uniform": formula,
-                "radius_exact_max": float(parts.radius_exact.max()),
-                "radius_global": parts.radius_global, "steps": list(st.steps)}
+                "radius_exact_max": float(st.radius_exact.max()),
+                "radius_global": st.radius_global, "steps": list(st.steps)}
 
 
 def check_shift_identity(network, instance, *, seed: int, n_shifts: int = 4) -> dict:
-    """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3)."""
-    from networks.reduction import random_shifts, shifted_network, value_matrix
+    """N∘R_{r,s} is a depth-2 net with N∘R_{r,s}(x_{a,b}) = N(x_{a⊕r,b⊕s}) (THEORY §4.3),
+    checked on all pairs from value tables."""
+    from networks.reduction import random_shifts, shifted_network, value_table
 
-    n = instance.n
-    X = instance.support().points
-    V = value_matrix(network(X), n)
-    idx = np.arange(1 << n)
+    V = value_table(network, instance)
+    idx = np.arange(1 << instance.n)
     worst = 0.0
-    shifts = random_shifts(n, n_shifts, seed=seed)
+    shifts = random_shifts(instance.n, n_shifts, seed=seed)
     for r, s in shifts.tolist():
-        Vs = value_matrix(shifted_network(network, instance, r, s)(X), n)
+        Vs = value_table(shifted_network(network, instance, r, s), instance)
         worst = max(worst, float(np.abs(Vs - V[np.ix_(idx ^ r, idx ^ s)]).max()))
     return {"shifts": shifts.tolist(), "max_abs_error": worst, "holds": worst <= 1e-9}
 
@@ -145,62 +160,73 @@ def correlation_route(network, instance, gamma: float) -> dict:
     return {"width_lower_bound": w, "width": parts.width, "holds": parts.width >= w}
 
 
+def _stop(record, msg, instance, net, **extra):
+    record.update(error=msg, sign_agrees_everywhere=False, chain_ok=False, **extra)
+    return record
+
+
 def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | None" = None,
-                  seed: int = 0, gamma: float = 0.05, epochs: int = 3000, lr: float = 0.03,
-                  k: "int | None" = None, k_max: int = 200_000, circuit: bool = True,
-                  circuit_margin: "float | None" = None, ball_points: int = 10_000,
+                  seed: int = 0, gamma: float = 0.05, epochs: "int | None" = None,
+                  lr: float = 0.03, batch_size: "int | None" = None, sparse: "int | None" = None,
+                  k: "int | None" = None, k_rule: str = "bernstein", k_max: int = 1 << 30,
+                  circuit: bool = True, circuit_margin: "float | None" = None,
+                  max_gates: int = 400_000, ball_points: int = 10_000,
                   progress: bool = False) -> ReductionRun:
     """Train a depth-2 network on ``HardInstance(n, m, seed=seed)`` and reduce it end to end.
 
-    The staircase check uses margin max(ρ/4, 1e-3) and ``ball_points`` random unit-ball points;
-    ``k``, ``k_max``, ``circuit`` and ``circuit_margin`` go to
-    :func:`networks.reduction.reduce_network`.  A run whose network does not beat the trivial
-    predictor (ρ <= 0), or whose reduction raises a ReductionError (e.g. κ = 0 for a step
-    activation, THEORY §4.6), returns early with ``record["error"]``.
+    Training: :func:`fit_depth2` (product form; ``epochs`` default :func:`default_epochs`;
+    ``sparse=R`` restricts every neuron to R Alice and R Bob coordinates).  The staircase check
+    uses margin max(ρ/4, 1e-3) and ``ball_points`` random unit-ball points; ``k``, ``k_rule``,
+    ``k_max``, ``circuit``, ``circuit_margin`` go to :func:`networks.reduction.reduce_network`,
+    with the circuit's margin raised to fit ``max_gates`` (said in its steps).  A run whose
+    network does not beat the trivial predictor (ρ <= 0), or whose reduction raises a
+    ReductionError (e.g. κ = 0 for a step activation, THEORY §4.6), returns early with
+    ``record["error"]``.
     """
     from embeddings import HardInstance
-    from networks.reduction import reduce_network, support_mse
+    from networks.reduction import product_support, reduce_network, support_metrics
 
     t_all = time.perf_counter()
     timings = {}
     t0 = time.perf_counter()
     instance = HardInstance(n, m, seed=seed)
+    product_support(instance)                          # built once, reused by every step
     timings["instance"] = time.perf_counter() - t0
     net, train_info = fit_depth2(instance, width=width, activation=activation, gamma=gamma,
-                                 epochs=epochs, lr=lr, seed=seed, progress=progress)
+                                 epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
+                                 sparse=sparse, progress=progress)
     timings["train"] = train_info["train_seconds"]
-    mse = support_mse(net, instance)
-    H = 1.0 - 2.0 * instance.ip_table().astype(np.float64)
-    rho = float(np.mean(H * (1.0 - 2.0 * net(instance.support().points))))
+    met, _ = support_metrics(net, instance)
     record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
-              "activation": net.activation.name, "seed": seed, "mse": mse,
-              "gamma": 0.25 - mse, "rho": rho, "training": train_info,
-              "instance": instance.to_dict(generator=False)}
-    if rho <= 0:
-        record.update(error=f"the trained network does not beat the trivial predictor (ρ = "
-                            f"{rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
-                      sign_agrees_everywhere=False, chain_ok=False)
+              "activation": net.activation.name, "seed": seed, "mse": met.mse,
+              "gamma": 0.25 - met.mse, "rho": met.rho, "accuracy": met.accuracy,
+              "training": train_info, "instance": instance.to_dict(generator=False)}
+    if met.rho <= 0:
+        _stop(record, f"the trained network does not beat the trivial predictor (ρ = "
+                      f"{met.rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
+              instance, net)
+        record["timings"] = {**timings, "total": time.perf_counter() - t_all}
         return ReductionRun(record, instance, net)
     t0 = time.perf_counter()
-    st, st_info = check_staircase(net, instance, margin=max(rho / 4, 1e-3), n_ball=ball_points,
-                                  seed=seed)
-    timings["staircase"] = time.perf_counter() - t0
+    st, record["staircase"] = check_staircase(net, instance, margin=max(met.rho / 4, 1e-3),
+                                              n_ball=ball_points, seed=seed)
     record["shift_identity"] = check_shift_identity(net, instance, seed=seed)
+    timings["checks"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        report = reduce_network(net, instance, k=k, seed=seed, k_max=k_max, circuit=circuit,
-                                circuit_margin=circuit_margin, progress=progress)
+        report = reduce_network(net, instance, k=k, seed=seed, k_rule=k_rule, k_max=k_max,
+                                circuit=circuit, circuit_margin=circuit_margin,
+                                circuit_max_gates=max_gates, progress=progress)
     except ReductionError as exc:
-        record.update(error=str(exc), sign_agrees_everywhere=False, chain_ok=False,
-                      correlation_route=correlation_route(net, instance, 0.25 - mse))
+        _stop(record, str(exc), instance, net,
+              correlation_route=correlation_route(net, instance, 0.25 - met.mse))
+        record["timings"] = {**timings, "total": time.perf_counter() - t_all}
         return ReductionRun(record, instance, net, staircase=st)
     timings["reduction"] = time.perf_counter() - t0
     timings.update({f"reduction.{key}": v for key, v in report.timings.items()})
     rd = report.to_dict()
     rd.pop("timings", None)
     record.update(rd)
-    record["staircase"] = st_info
-    record["training"] = train_info
     timings["total"] = time.perf_counter() - t_all
     record["timings"] = timings
     return ReductionRun(record, instance, net, report=report, staircase=st)

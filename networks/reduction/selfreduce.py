@@ -7,12 +7,12 @@ For a value matrix V[a, b] = Ñ(x_{a,b}) = 1 - 2N(x_{a,b}) (rows = Alice) and sh
 and by the twist identity IP(a⊕r, b⊕s) = IP ⊕ <a,s> ⊕ <r,b> ⊕ <r,s> the average over uniform
 (r, s) is ρ·H(a, b) with ρ = E_μ[H Ñ] — one margin for every input.  M_k averages k random
 shifts; its margin min_{a,b} H·M_k is computed exactly over all 4^n pairs by a numba kernel that
-also returns the margin of every prefix length (the least k that works, in one pass).
+also returns the margin of every prefix length (the least k that works, in one pass); for larger k
+the margins come from the FWHT convolution of :mod:`networks.reduction.fwht` (THEORY §4.8).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -22,24 +22,16 @@ from circuits.utils.errors import DimensionError, ReductionError
 from circuits.functions import inner_product_mod2
 from circuits.hypercube import as_matrix
 from circuits.utils.rng import as_rng
-from circuits.utils.validation import check_real
 from networks.reduction._common import frozen
+from networks.reduction.concentration import bernstein_k, hoeffding_k
+from networks.reduction.fwht import LeastK, ShiftConvolution, ShiftSequence, least_working_k
+from networks.reduction.product import check_table_memory, ip_signs
 
-__all__ = ["SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "hoeffding_k",
-           "ip_sign_matrix", "twist_sign", "synthetic_approximator", "random_shifts",
-           "shifted_network", "value_matrix", "numerical_rank"]
+__all__ = ["SelfReduction", "self_reduce", "twisted_sums", "exact_shift_average", "twist_sign",
+           "synthetic_approximator", "random_shifts", "shifted_network", "value_matrix"]
 
 #: Rows per chunk when the margin computation is split for run_chunks.
 ROWS_PER_CHUNK = 64
-
-
-def ip_sign_matrix(n: int) -> np.ndarray:
-    """H[a, b] = (-1)^{IP(a, b)} as float64 (2^n, 2^n), rows = Alice.
-
-    >>> ip_sign_matrix(1).tolist()
-    [[1.0, 1.0], [1.0, -1.0]]
-    """
-    return np.ascontiguousarray(as_matrix(1.0 - 2.0 * inner_product_mod2(n), n))
 
 
 def twist_sign(a, b, r, s):
@@ -87,7 +79,11 @@ def _check_V(V) -> tuple[np.ndarray, int]:
 
 
 def random_shifts(n: int, k: int, *, seed=0) -> np.ndarray:
-    """k i.i.d. uniform shifts (r, s) in F_2^n x F_2^n as int64 (k, 2)."""
+    """k i.i.d. uniform shifts (r, s) in F_2^n x F_2^n as int64 (k, 2): the first k rows of
+    :class:`networks.reduction.fwht.ShiftSequence` for an integer seed (so every prefix used by
+    :func:`self_reduce` is the same sequence), else drawn from the Generator."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return ShiftSequence(n, seed=int(seed), length=int(k)).rows(0, int(k))
     rng = as_rng(seed)
     return rng.integers(0, 1 << n, size=(int(k), 2), dtype=np.int64)
 
@@ -168,80 +164,77 @@ def exact_shift_average(V) -> np.ndarray:
     grid = np.arange(1 << (2 * n), dtype=np.int64)
     shifts = np.stack([grid & ((1 << n) - 1), grid >> n], axis=1)
     G, _ = twisted_sums(V, shifts)
-    return ip_sign_matrix(n) * G / shifts.shape[0]
+    return ip_signs(n) * G / shifts.shape[0]
 
 
-def hoeffding_k(M: float, rho: float, n: int, *, delta: float = 0.5) -> int:
-    """k = ⌈(32 M²/ρ²)(2n ln 2 + ln(2/δ))⌉ (THEORY §4.4): w.p. >= 1 - δ, H·M_k >= 3ρ/4 everywhere.
+#: Longest prefix examined by the least-k search by default (streamed, never stored).
+SEARCH_MAX = 1 << 30
 
-    >>> hoeffding_k(1.0, 1.0, 1)            # 32·(2 ln 2 + ln 4) = 88.7
-    89
-    """
-    M = check_real(M, minimum=0, name="M")
-    rho = check_real(rho, minimum=0, name="rho")
-    delta = check_real(delta, minimum=0, name="delta")
-    if delta >= 1:
-        raise ReductionError(f"delta is a failure probability in (0, 1), got {delta}")
-    return int(math.ceil((32.0 * M * M / (rho * rho)) * (2 * n * math.log(2) + math.log(2 / delta))))
-
-
-def numerical_rank(A, *, rtol: float = 1e-9) -> int:
-    """Number of singular values > rtol·σ_max (pitfall 8)."""
-    s = np.linalg.svd(np.asarray(A, dtype=np.float64), compute_uv=False)
-    if s.size == 0 or s[0] == 0:
-        return 0
-    return int((s > rtol * s[0]).sum())
+#: M_k keeps its explicit shift list only up to this k (beyond, regenerate from the sequence).
+KEEP_SHIFTS = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
 class SelfReduction:
-    """M_k and its exact margins over all 4^n pairs.
+    """M_k and its exact margins over all 4^n pairs, the copy bounds and the least working k.
 
     Attributes
     ----------
     n, k : int
-    shifts : int64 (k, 2)
-        The shift sequence (r_j, s_j).
+        k = the number of copies used (``k_rule`` says how it was chosen).
+    sequence : ShiftSequence
+        The shift sequence; M_k uses its first k rows (``shifts`` lists them for k <= 2^16).
     M : float64 (2^n, 2^n)
         M_k[a, b] (rows = Alice).
-    prefix_margins : float64 (k,)
-        min_{a,b} H·M_t for t = 1..k (same shift sequence).
-    rho : float
-        ρ = E[H V] of the input matrix.
-    M_emp : float
-        max |V|.
+    rho, M_emp, variance : float
+        ρ = E[H V], max |V| and σ² = Var(H·V) of the input table.
+    least : LeastK
+        The least k with min H·M_k > 0 on the same sequence, and how it was found.
+    hoeffding_k, bernstein_k : int
+        Copies for min H·M_k >= 3ρ/4 w.p. >= 1 - δ (THEORY §4.4 / §4.8), with M_emp.
+    hoeffding_k_positive, bernstein_k_positive : int
+        The same bounds for margin > 0 only (what the least working k measures).
     """
 
     n: int
     k: int
-    shifts: np.ndarray = field(repr=False)
+    k_rule: str
+    delta: float
+    sequence: ShiftSequence = field(repr=False)
     M: np.ndarray = field(repr=False)
-    prefix_margins: np.ndarray = field(repr=False)
     rho: float
     M_emp: float
+    variance: float
     margin_before: float
+    min_margin: float
+    n_sign_errors: int
+    worst_pair: tuple
+    least: LeastK = field(repr=False)
+    hoeffding_k: "int | None"
+    bernstein_k: "int | None"
+    hoeffding_k_positive: "int | None"
+    bernstein_k_positive: "int | None"
     seconds: float
     steps: tuple = ()
 
     @property
+    def shifts(self) -> np.ndarray:
+        """The k shifts (r_j, s_j) of M_k as int64 (k, 2) (regenerated; k <= KEEP_SHIFTS)."""
+        if self.k > KEEP_SHIFTS:
+            raise ReductionError(f"k = {self.k} shifts are not listed (> {KEEP_SHIFTS}); use "
+                                 f".sequence.rows(start, stop) for a range")
+        return self.sequence.rows(0, self.k)
+
+    @property
     def margins(self) -> np.ndarray:
         """H·M_k for every pair (2^n, 2^n)."""
-        return ip_sign_matrix(self.n) * self.M
+        return ip_signs(self.n) * self.M
 
     @property
-    def min_margin(self) -> float:
-        return float(self.prefix_margins[-1])
-
-    @property
-    def worst_pair(self) -> tuple[int, int]:
-        """(a, b) with the smallest margin H·M_k."""
-        idx = int(np.argmin(self.margins))
-        return divmod(idx, 1 << self.n)
-
-    @property
-    def n_sign_errors(self) -> int:
-        """#{(a, b): sign(M_k) != H} over all 4^n pairs (M_k = 0 counts as an error)."""
-        return int((self.margins <= 0).sum())
+    def prefix_margins(self) -> np.ndarray:
+        """min H·M_t for t = 1..min(k, k_direct) (the exact prefix scan of the same sequence;
+        ``prefix_margins[-1]`` is the margin of M_k whenever k <= k_direct)."""
+        return self.least.direct_margins[:self.k]
 
     @property
     def sign_agrees_everywhere(self) -> bool:
@@ -249,37 +242,73 @@ class SelfReduction:
 
     @property
     def least_k(self) -> "int | None":
-        """Smallest t with min H·M_t > 0 (None if no prefix works)."""
-        ok = np.flatnonzero(self.prefix_margins > 0)
-        return int(ok[0]) + 1 if ok.size else None
-
-    @property
-    def stable_k(self) -> "int | None":
-        """Smallest t such that every prefix length >= t has a positive margin."""
-        bad = np.flatnonzero(self.prefix_margins <= 0)
-        if bad.size == 0:
-            return 1
-        return int(bad[-1]) + 2 if bad[-1] + 1 < self.k else None
-
-    def hoeffding(self, *, delta: float = 0.5, M: "float | None" = None) -> int:
-        """Hoeffding + union-bound k for this V (M_emp unless M is given)."""
-        return hoeffding_k(self.M_emp if M is None else M, self.rho, self.n, delta=delta)
+        """Least k with min H·M_k > 0 on this shift sequence (see ``least.method``)."""
+        return self.least.k
 
     def summary(self) -> str:
         return "\n".join(self.steps)
 
     def to_dict(self) -> dict:
         a, b = self.worst_pair
-        return {"n": self.n, "k": self.k, "rho": self.rho, "M_emp": self.M_emp,
+        return {"n": self.n, "k": self.k, "k_rule": self.k_rule, "delta": self.delta,
+                "rho": self.rho, "M_emp": self.M_emp, "variance": self.variance,
                 "margin_before": self.margin_before, "min_margin": self.min_margin,
                 "worst_pair": {"a": a, "b": b}, "n_sign_errors": self.n_sign_errors,
                 "sign_agrees_everywhere": self.sign_agrees_everywhere,
-                "least_k": self.least_k, "stable_k": self.stable_k,
+                "least_k": self.least_k, "least_k_search": self.least.to_dict(),
+                "hoeffding_k": self.hoeffding_k, "bernstein_k": self.bernstein_k,
+                "hoeffding_k_positive": self.hoeffding_k_positive,
+                "bernstein_k_positive": self.bernstein_k_positive,
                 "seconds": self.seconds, "steps": list(self.steps)}
 
 
+def _copy_bounds(rho, M_emp, variance, n, delta):
+    if rho <= 0:
+        return None, None, None, None
+    return (hoeffding_k(M_emp, rho, n, delta=delta), bernstein_k(variance, M_emp, rho, n, delta=delta),
+            hoeffding_k(M_emp, rho, n, delta=delta, target=0.0),
+            bernstein_k(variance, M_emp, rho, n, delta=delta, target=0.0))
+
+
+def _choose_k(k, k_rule, bounds, rho, k_max):
+    if k is None:
+        if rho <= 0:
+            raise ReductionError(f"ρ = E[H V] = {rho:.4g} <= 0: no k makes sign(M_k) = H; "
+                                 f"pass k= explicitly to inspect M_k anyway")
+        if k_rule not in ("bernstein", "hoeffding"):
+            raise ReductionError(f"k_rule must be 'bernstein' or 'hoeffding', got {k_rule!r}")
+        k = bounds[1] if k_rule == "bernstein" else bounds[0]
+        if k_max is not None:
+            k = min(k, int(k_max))
+        return int(k), k_rule + (f" (capped at k_max = {k_max})" if k_max is not None
+                                 and k == int(k_max) else "")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an int, got {type(k).__name__}")
+    if k < 1:
+        raise ReductionError(f"k must be >= 1 copies, got k = {k}")
+    return int(k), "given"
+
+
+def _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n):
+    """The shift sequence (explicit or streamed from ``seed``), the k used and its rule."""
+    if shifts is not None:
+        arr = _check_shifts(shifts, n)
+        k, rule = _choose_k(arr.shape[0] if k is None else k, k_rule, bounds, rho, k_max)
+        if k > arr.shape[0]:
+            raise ReductionError(f"k = {k} exceeds the {arr.shape[0]} shifts given")
+        return ShiftSequence.of(arr, n), k, rule
+    k, rule = _choose_k(k, k_rule, bounds, rho, k_max)
+    cap = search_max if search_max is not None else min(
+        SEARCH_MAX, max(k, 4 * (bounds[3] or 0), 256))
+    length = max(k, int(cap))
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        return ShiftSequence.of(random_shifts(n, length, seed=seed), n), k, rule
+    return ShiftSequence(n, seed=int(seed), length=length), k, rule
+
+
 def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float = 0.5,
-                k_max: "int | None" = None, client=None, executor=None,
+                k_rule: str = "bernstein", k_max: "int | None" = None,
+                search_max: "int | None" = None, client=None, executor=None,
                 progress: bool = False) -> SelfReduction:
     """Average k twisted XOR shifts of V and compute the margin exactly over all 4^n pairs.
 
@@ -288,21 +317,24 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     V : array (2^n, 2^n)
         V[a, b] = Ñ(x_{a,b}) (rows = Alice); see :func:`value_matrix`.
     k : int, optional
-        Number of copies; default the Hoeffding + union-bound k with M_emp = max|V|
-        (THEORY §4.4, pitfall 9).
-    shifts : int (k, 2), optional
-        Explicit shifts (r_j, s_j) instead of random ones.
+        Number of copies; default the Bernstein k (``k_rule="bernstein"``, THEORY §4.8) or the
+        Hoeffding k (``"hoeffding"``, §4.4) for min H·M_k >= 3ρ/4 w.p. >= 1 - δ, with
+        M_emp = max|V| and σ² = Var(H·V) measured on the table.
+    shifts : int (K, 2), optional
+        An explicit shift sequence (r_j, s_j); M_k uses its first k rows (all if k is None).
     seed : int, Generator or None
         For the random shifts.
     delta : float
-        Failure probability used by the default k.
+        Failure probability of the copy bounds.
     k_max : int, optional
-        Cap on the default k (the margins of all prefixes are exact anyway; the certificate then
-        omits the Hoeffding link).
+        Cap on the default k.
+    search_max : int, optional
+        Longest prefix examined by the least-k search (default max(k, 4·Bernstein k for
+        margin > 0, 256), at most SEARCH_MAX).
     client, executor : optional
-        Split the computation with :func:`circuits.utils.parallel.run_chunks`.
+        Split the direct prefix scan with :func:`circuits.utils.parallel.run_chunks`.
     progress : bool
-        Progress bar (implies chunked execution).
+        Progress bar (implies chunked execution of the direct scan).
 
     Returns
     -------
@@ -311,55 +343,68 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     Raises
     ------
     ReductionError
-        k = 0 / k < 1, default k requested while ρ <= 0, NaN in V.
+        k < 1, default k requested while ρ <= 0, NaN in V.
     DimensionError
         V not square with power-of-two side; bad shifts.
 
     Examples
     --------
-    >>> H = ip_sign_matrix(2)
-    >>> red = self_reduce(0.5 * H, k=3, seed=0)        # V = ρH: every copy has margin ρ
-    >>> round(red.min_margin, 12), red.sign_agrees_everywhere
-    (0.5, True)
+    >>> from networks.reduction import ip_signs
+    >>> red = self_reduce(0.5 * ip_signs(2), k=3, seed=0)   # V = ρH: every copy has margin ρ
+    >>> round(red.min_margin, 12), red.sign_agrees_everywhere, red.least_k
+    (0.5, True, 1)
     """
     V, n = _check_V(V)
-    H = ip_sign_matrix(n)
-    rho = float(np.mean(H * V))
+    check_table_memory(n, tables=5, what="self-reduction (U, its transform, a work table, M_k)")
+    H = ip_signs(n)
+    U = H * V
+    rho = float(np.mean(U))
     M_emp = float(np.abs(V).max())
-    if shifts is None:
-        if k is None:
-            if rho <= 0:
-                raise ReductionError(f"ρ = E[H V] = {rho:.4g} <= 0: no k makes sign(M_k) = H; "
-                                     f"pass k= explicitly to inspect M_k anyway")
-            k = hoeffding_k(M_emp, rho, n, delta=delta)
-            if k_max is not None:
-                k = min(k, int(k_max))
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"k must be an int, got {type(k).__name__}")
-        if k < 1:
-            raise ReductionError(f"k must be >= 1 copies, got k = {k}")
-        shifts = random_shifts(n, int(k), seed=seed)
-    sh = _check_shifts(shifts, n)
+    variance = max(float(np.mean(U * U)) - rho * rho, 0.0)
+    bounds = _copy_bounds(rho, M_emp, variance, n, delta)
     t0 = time.perf_counter()
-    G, prefix = twisted_sums(V, sh, client=client, executor=executor, progress=progress)
+    seq, k, rule = _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n)
+    conv = ShiftConvolution(U)
+    least = least_working_k(V, seq, conv=conv, client=client, executor=executor,
+                            progress=progress)
+    margins = conv.table_of_histogram(seq.histogram(k), k)
     seconds = time.perf_counter() - t0
-    kk = sh.shape[0]
-    M = H * G / kk
-    before = float((H * V).min())
-    red = SelfReduction(n=n, k=kk, shifts=frozen(sh, np.int64), M=frozen(M, np.float64),
-                        prefix_margins=frozen(prefix, np.float64), rho=rho, M_emp=M_emp,
-                        margin_before=before, seconds=seconds)
-    a, b = red.worst_pair
-    lines = (
-        f"self-reduction (THEORY §4.3): k = {kk} twisted XOR shifts over all {4 ** n} pairs "
-        f"({seconds:.3f} s)",
-        f"  ρ = E[H·V] = {rho:.4g}, M_emp = max|V| = {M_emp:.4g}; margin min H·V = {before:.4g} -> "
-        f"min H·M_k = {red.min_margin:.4g} at (a, b) = ({a}, {b})",
-        f"  sign(M_k) = H on {4 ** n - red.n_sign_errors}/{4 ** n} pairs; least k with a positive "
-        f"margin = {red.least_k}, positive for all k >= {red.stable_k}",
-    )
-    object.__setattr__(red, "steps", lines)
+    idx = int(np.argmin(margins))
+    red = SelfReduction(
+        n=n, k=k, k_rule=rule, delta=float(delta), sequence=seq,
+        M=frozen(H * margins, np.float64), rho=rho, M_emp=M_emp, variance=variance,
+        margin_before=float(U.min()), min_margin=float(margins.flat[idx]),
+        n_sign_errors=int((margins <= 0).sum()), worst_pair=divmod(idx, 1 << n), least=least,
+        hoeffding_k=bounds[0], bernstein_k=bounds[1], hoeffding_k_positive=bounds[2],
+        bernstein_k_positive=bounds[3], seconds=seconds)
+    object.__setattr__(red, "steps", _steps(red))
     return red
+
+
+def _steps(red: SelfReduction) -> tuple:
+    a, b = red.worst_pair
+    size = 4 ** red.n
+    lk = red.least
+    how = {"prefix scan": f"exact scan of every k <= {lk.k_direct}",
+           "doubling + prefix scan": "FWHT doubling, then an exact scan of every prefix up to "
+                                     "the first working one",
+           "doubling + bisection": f"no k <= {lk.k_direct} works (exact scan); FWHT doubling + "
+                                   f"bisection: margin(k-1) <= 0 < margin(k)",
+           "none": f"no working prefix up to k = {lk.k_searched}"}[lk.method]
+    return (
+        f"self-reduction (THEORY §4.3, §4.8): M_k = average of k = {red.k} copies ({red.k_rule}), "
+        f"each the network at a shifted input multiplied by parities χ_s(a)χ_r(b)(-1)^<r,s> of "
+        f"the input bits (not itself a network of width k·w); all {size} pairs by FWHT "
+        f"({red.seconds:.3f} s)",
+        f"  ρ = E[H·V] = {red.rho:.4g}, σ² = Var(H·V) = {red.variance:.4g}, M_emp = max|V| = "
+        f"{red.M_emp:.4g}; margin min H·V = {red.margin_before:.4g} -> min H·M_k = "
+        f"{red.min_margin:.4g} at (a, b) = ({a}, {b})",
+        f"  copies for H·M_k >= 3ρ/4 w.p. >= 1-δ (δ = {red.delta:g}): Hoeffding {red.hoeffding_k}, "
+        f"Bernstein {red.bernstein_k}; for margin > 0: Hoeffding {red.hoeffding_k_positive}, "
+        f"Bernstein {red.bernstein_k_positive}",
+        f"  sign(M_k) = H on {size - red.n_sign_errors}/{size} pairs; least working k = "
+        f"{red.least_k} ({how})",
+    )
 
 
 def synthetic_approximator(n: int, *, noise: float = 0.35, flip: float = 0.12, seed=0) -> np.ndarray:

@@ -272,6 +272,41 @@ def _steps_per_neuron(parts: Depth2Parts, lo, hi, *, margin, delta, allocation, 
     return m, deltas, L
 
 
+def _chains(parts: Depth2Parts, lo, hi, m):
+    """Build every neuron's chain of gates; returns the per-gate lists and the constant base."""
+    neuron, direction, theta, height, steps_, Ls = [], [], [], [], [], []
+    base = parts.u0
+    for i in range(parts.width):
+        ch = build_chain(parts.activation, float(lo[i]), float(hi[i]), int(m[i]))
+        k = ch["theta"].shape[0]
+        neuron.append(np.full(k, i, dtype=np.int64))
+        direction.append(ch["direction"])
+        theta.append(ch["theta"])
+        height.append(ch["height"])
+        steps_.append(ch["step"])
+        Ls.append(ch["lipschitz"])
+        base += parts.u[i] * ch["base"]
+    return neuron, direction, theta, height, steps_, Ls, base
+
+
+def _staircase_lines(parts, n_gates, range_, allocation, bound, margin, L, lo, hi) -> tuple:
+    B = parts.weight_bound
+    lines = [
+        f"staircase (THEORY §4.1): {parts.width} {parts.activation.name} neurons -> {n_gates} "
+        f"threshold gates ({range_} ranges, {allocation} allocation)",
+        f"  pre-activation radius: tight max_i |b_i| + ||w_i|| = {parts.radius_exact.max():.4g}; "
+        f"global R = B(sqrt(d)+1) = {parts.radius_global:.4g} (B = {B:.4g}, d = {parts.dim})",
+        f"  proven sup error on the unit ball: sum_i |u_i| L Δ_i = {bound:.6g}"
+        + (f" <= margin γ' = {margin:.6g}" if margin is not None else ""),
+    ]
+    if margin is not None and allocation == "uniform" and range_ == "global" and L.max() > 0:
+        formula = staircase_gate_count(parts.width, parts.radius_global, float(L.max()), B, margin)
+        n_jump = _n_jump_gates(parts, lo, hi)
+        lines.append(f"  gate-count formula w⌈2RLwB/γ'⌉ = {formula}; built {n_gates - n_jump} "
+                     f"staircase gates + {n_jump} exact jump gates")
+    return tuple(lines)
+
+
 def staircase(network, *, margin: "float | None" = None, delta: "float | None" = None,
               range_mode: str = "ball", allocation: str = "uniform",
               weight_bound: "float | None" = None, max_gates: int = 10_000_000) -> Staircase:
@@ -328,18 +363,7 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     if total > max_gates:
         raise ReductionError(f"the staircase would have {total} gates > max_gates = {max_gates}; "
                              f"increase margin (now {margin}) / delta (now {delta}) or max_gates")
-    neuron, direction, theta, height, steps_, Ls = [], [], [], [], [], []
-    base = parts.u0
-    for i in range(parts.width):
-        ch = build_chain(parts.activation, float(lo[i]), float(hi[i]), int(m[i]))
-        k = ch["theta"].shape[0]
-        neuron.append(np.full(k, i, dtype=np.int64))
-        direction.append(ch["direction"])
-        theta.append(ch["theta"])
-        height.append(ch["height"])
-        steps_.append(ch["step"])
-        Ls.append(ch["lipschitz"])
-        base += parts.u[i] * ch["base"]
+    neuron, direction, theta, height, steps_, Ls, base = _chains(parts, lo, hi, m)
     step = np.asarray(steps_)
     L = np.asarray(Ls)
     per = np.abs(parts.u) * L * step
@@ -348,20 +372,7 @@ def staircase(network, *, margin: "float | None" = None, delta: "float | None" =
     bound = float(per.sum()) + FLOAT_SLACK * scale
     st_neuron = np.concatenate(neuron) if neuron else np.zeros(0, np.int64)
     n_gates = int(st_neuron.shape[0])
-    B = parts.weight_bound
-    lines = [
-        f"staircase (THEORY §4.1): {parts.width} {parts.activation.name} neurons -> {n_gates} "
-        f"threshold gates ({range_mode} ranges, {allocation} allocation)",
-        f"  pre-activation radius: tight max_i |b_i| + ||w_i|| = {parts.radius_exact.max():.4g}; "
-        f"global R = B(sqrt(d)+1) = {parts.radius_global:.4g} (B = {B:.4g}, d = {parts.dim})",
-        f"  proven sup error on the unit ball: sum_i |u_i| L Δ_i = {bound:.6g}"
-        + (f" <= margin γ' = {margin:.6g}" if margin is not None else ""),
-    ]
-    if margin is not None and allocation == "uniform" and range_mode == "global" and L.max() > 0:
-        formula = staircase_gate_count(parts.width, parts.radius_global, float(L.max()), B, margin)
-        n_jump = _n_jump_gates(parts, lo, hi)
-        lines.append(f"  gate-count formula w⌈2RLwB/γ'⌉ = {formula}; built {n_gates - n_jump} "
-                     f"staircase gates + {n_jump} exact jump gates")
+    lines = _staircase_lines(parts, n_gates, range_mode, allocation, bound, margin, L, lo, hi)
     return Staircase(network=parts, neuron=frozen(st_neuron, np.int64),
                      direction=frozen(np.concatenate(direction) if direction else [], np.int8),
                      theta=frozen(np.concatenate(theta) if theta else [], np.float64),

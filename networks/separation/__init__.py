@@ -4,7 +4,7 @@ the memorisation curve they supersede (E20).
 * :mod:`networks.separation.ceiling` — the §4.7 ceiling of a depth-2 network with its own B, S_σ,
   TV_σ; exact ρ from the product-form value table against the IP labels and a random permutation
   of them; held-out error on μ_τ; the exact depth-3 construction.
-* :mod:`networks.separation.training` — full-batch Adam on all 4^n support points in product form.
+  Training is product-form Adam on all 4^n support points (:mod:`networks.train_product`).
 * :mod:`networks.separation.radial` — radial targets on B_d: depth-2 ridge constructions with
   measured sup error (dense + adversarial), the depth-3 composition, trained widths, SES T4.
 * :mod:`networks.separation.memorisation` — the E20 memorisation curve and its random-feature
@@ -15,9 +15,7 @@ from networks.separation.ceiling import (LABELS, CorrelationCeiling, ceiling_swe
                                          correlation_ceiling, default_widths, depth3_reference,
                                          evaluate_depth2, exact_correlation, heldout_error,
                                          label_table, train_depth2)
-from networks.separation.training import support_loss_and_gradient, train_on_support
 
 __all__ = ["LABELS", "CorrelationCeiling", "ceiling_sweep", "correlation_ceiling",
            "default_widths", "depth3_reference", "evaluate_depth2", "exact_correlation",
-           "heldout_error", "label_table", "train_depth2", "support_loss_and_gradient",
-           "train_on_support"]
+           "heldout_error", "label_table", "train_depth2"]

@@ -257,15 +257,16 @@ def train_depth2(instance, width: int, Y: np.ndarray, *, activation: str = "relu
                  epochs: int = 300, lr: float = 0.02, weight_bound: "float | None" = None,
                  patience: int = 60, target_loss: float = 1e-4, bias_scale: float = 0.5):
     """A depth-2 net of the given width trained by full-batch Adam on all 4^n support points
-    against Y (product form, :func:`networks.separation.train_on_support`).  Returns TrainResult."""
-    from networks.separation.training import train_on_support
+    against Y (product form, :func:`networks.train_product.train_product`).  Returns TrainResult."""
     from networks.sigma import SigmaNetwork
+    from networks.train_product import train_product
 
     width = check_int(width, name="width", minimum=1, what="hidden units")
     net = SigmaNetwork.random([instance.dim, width, 1], activation, seed=seed,
                               bias_scale=bias_scale)
-    return train_on_support(net, instance, Y, epochs=epochs, lr=lr, weight_bound=weight_bound,
-                            patience=patience, target_loss=target_loss, tol=1e-7)
+    return train_product(net, instance, targets=Y, epochs=epochs, lr=lr,
+                         weight_bound=weight_bound, patience=patience, target_loss=target_loss,
+                         tol=1e-7)
 
 
 def default_widths(n: int) -> list:

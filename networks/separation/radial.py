@@ -374,8 +374,9 @@ def ses_ridge_d3(target, eps_list, *, max_directions: int = 1 << 13, points: int
     X = dense_sample(3, points, seed=seed)
     out = {}
     for eps in sorted({float(e) for e in eps_list}, reverse=True):
-        N, rec = 1, {"width": None, "reason": f"sup error > eps up to {max_directions} directions "
-                                              f"or {max_width} units"}
+        N = 1
+        rec: dict = {"width": None, "reason": f"sup error > eps up to {max_directions} "
+                                              f"directions or {max_width} units"}
         per = 2 * int(math.ceil(lip_g / (eps / 2) * (1 - 1e-12)))      # profile width (§3.3)
         while N <= max_directions and N * per <= max_width:
             c = radial_ridge_depth2(lambda r: tgt.phi(r, 3), lambda r: tgt.dphi(r, 3), lip_g, N,

@@ -1,0 +1,385 @@
+"""Training a depth-2 σ-network on the hard instance's support in product form (THEORY §4.8).
+
+On the support x_{a,b} = (x^A(a), x^B(b)) every pre-activation is α_i(a) + β_i(b) + b_i with
+α = X_A W_Aᵀ and β = X_B W_Bᵀ, so the full-batch MSE gradient over all 4^n points is
+
+    dL/dW_A = diag(u) · Qaᵀ X_A,   Qa[a, i] = Σ_b g(a, b) σ'(z_i(a, b)),   g = 2(N - y)/4^n,
+
+likewise dL/dW_B with Qb[b, i] = Σ_a g σ'(z_i): O(2^n·m·w + 4^n·w) per epoch and O(2^n·w) memory,
+never the 4^n × d input array.  The same Adam as :func:`networks.train` (bias-corrected moments,
+optional clipping to [-B, B]); a mini-batch variant samples pairs (a, b) from a fresh permutation
+of the 4^n pairs every epoch.  :func:`networks.train` stays the trainer for general inputs.
+
+Examples
+--------
+>>> from embeddings import HardInstance
+>>> from networks import SigmaNetwork
+>>> inst = HardInstance(3, seed=0)
+>>> net0 = SigmaNetwork.random([inst.dim, 32, 1], "relu", seed=0)
+>>> res = train_product(net0, inst, epochs=300, lr=0.03, target_loss=0.2, patience=None)
+>>> res.history["reason"], bool(res.history["final_loss"] <= 0.2)
+('target_loss', True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+
+import numpy as np
+
+from circuits.utils.progress import progress_bar
+from circuits.utils.rng import as_rng
+from circuits.utils.errors import InvalidNetworkError
+from networks.reduction import _kernels
+from networks.reduction._common import depth2_parts
+from networks.reduction.product import _activation_code, check_table_memory, product_support
+from networks.sigma import DenseLayer, SigmaNetwork
+from networks.train import TrainResult
+
+__all__ = ["train_product", "product_loss_and_gradient", "refit_output_layer"]
+
+
+def blas_threads(limit: "int | None"):
+    """Context pinning BLAS to ``limit`` threads (threadpoolctl), or nothing when ``limit`` is
+    None or threadpoolctl is not installed."""
+    if limit is None:
+        return contextlib.nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:                        # optional: only a speed matter
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=int(limit), user_api="blas")
+
+
+#: Below this many (pair, neuron) terms per epoch one numba thread is faster than two
+#: (thread start-up dominates; measured in benchmarks/bench_reduction.py).
+SERIAL_BELOW = 1 << 20
+
+
+@contextlib.contextmanager
+def _numba_threads(work: int):
+    """One numba thread for small epochs, the configured number otherwise."""
+    import numba
+
+    before = numba.get_num_threads()
+    if work < SERIAL_BELOW:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def _targets(sup, targets) -> np.ndarray:
+    if targets is None:
+        return np.ascontiguousarray((sup.H < 0).astype(np.float64))         # IP(a, b)
+    Y = np.asarray(targets, dtype=np.float64)
+    if Y.shape != (sup.size, sup.size):
+        raise InvalidNetworkError(f"targets must be a ({sup.size}, {sup.size}) table Y[a, b] "
+                                  f"(rows = Alice), got shape {Y.shape}; use "
+                                  f"values.reshape({sup.size}, {sup.size}).T for cube order")
+    if not np.isfinite(Y).all():
+        raise InvalidNetworkError("targets contain NaN or infinity")
+    return np.ascontiguousarray(Y)
+
+
+def _full_pass_numpy(act, A, B, c, u, u0, Y):
+    """Fallback for activations without a kernel code (blocks of rows)."""
+    size_a, w = A.shape
+    total = size_a * B.shape[0]
+    Qa = np.zeros((size_a, w))
+    Qb = np.zeros((B.shape[0], w))
+    Su = np.zeros(w)
+    loss_rows, g_sum = [], 0.0
+    rows = max(1, (1 << 20) // max(1, B.shape[0] * w))
+    for a0 in range(0, size_a, rows):
+        Z = A[a0:a0 + rows, None, :] + B[None, :, :] + c
+        S = act.function(Z)
+        D = np.asarray(act.derivative_function(Z), dtype=np.float64) * np.ones_like(Z)
+        r = S @ u + u0 - Y[a0:a0 + rows]
+        loss_rows.append(math.fsum((r * r).ravel().tolist()))
+        g = 2.0 * r / total
+        g_sum += float(g.sum())
+        Qa[a0:a0 + rows] = np.einsum("ab,abi->ai", g, D)
+        Qb += np.einsum("ab,abi->bi", g, D)
+        Su += np.einsum("ab,abi->i", g, S)
+    return Qa, Qb, Su, math.fsum(loss_rows) / total, g_sum
+
+
+def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks):
+    if code < 0:
+        return _full_pass_numpy(act, A, B, c, u, u0, Y)
+    size, w = A.shape
+    Qa = np.empty((size, w))
+    QbT = np.zeros((n_blocks, w, B.shape[0]))
+    Su = np.zeros((n_blocks, w))
+    rows = np.empty((size, 2))
+    _kernels._train_pass(A, np.ascontiguousarray(B.T), c, u, float(u0), code, Y, n_blocks, Qa,
+                         QbT, Su, rows)
+    total = float(size * B.shape[0])
+    return (Qa, QbT.sum(axis=0).T, Su.sum(axis=0), math.fsum(rows[:, 0].tolist()) / total,
+            math.fsum(rows[:, 1].tolist()))
+
+
+def _batch_pass(code, act, A, B, c, u, u0, ia, ib, y):
+    size, w = A.shape
+    Qa = np.zeros((size, w))
+    Qb = np.zeros((B.shape[0], w))
+    Su = np.zeros(w)
+    if code >= 0:
+        out = np.empty(2)
+        _kernels._train_pairs(A, B, c, u, float(u0), code, ia, ib, y, Qa, Qb, Su, out)
+        return Qa, Qb, Su, out[0] / ia.size, out[1]
+    Z = A[ia] + B[ib] + c
+    S = act.function(Z)
+    D = np.asarray(act.derivative_function(Z), dtype=np.float64) * np.ones_like(Z)
+    r = S @ u + u0 - y
+    g = 2.0 * r / ia.size
+    np.add.at(Qa, ia, g[:, None] * D)
+    np.add.at(Qb, ib, g[:, None] * D)
+    return Qa, Qb, g @ S, float(r @ r) / ia.size, float(g.sum())
+
+
+def _gradient(params, sup, code, act, Y, n_blocks, batch=None):
+    """Loss and [dW, db, du, du0] from the product-form passes."""
+    W, b, u, u0 = params
+    m = sup.m
+    A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
+    B = np.ascontiguousarray(sup.XB @ W[:, m:].T)
+    if batch is None:
+        Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks)
+    else:
+        Qa, Qb, Su, loss, g_sum = _batch_pass(code, act, A, B, b, u, u0[0], *batch)
+    dW = np.empty_like(W)
+    dW[:, :m] = u[:, None] * (Qa.T @ sup.XA)
+    dW[:, m:] = u[:, None] * (Qb.T @ sup.XB)
+    return loss, [dW, u * Qa.sum(axis=0), Su, np.array([g_sum])]
+
+
+def product_loss_and_gradient(network, instance, *, targets=None):
+    """MSE over all 4^n support points and its exact gradient, in product form.
+
+    Returns ``(loss, [(dW, db), (du, du0)])`` shaped like :func:`networks.loss_and_gradient`
+    (which gives the same numbers on ``instance.support()`` up to float rounding).
+    """
+    sup = product_support(instance)
+    parts = depth2_parts(network, dim=sup.dim)
+    Y = _targets(sup, targets)
+    params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
+    loss, g = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
+                        _n_blocks(sup))
+    return loss, [(g[0], g[1]), (g[2][None, :], g[3])]
+
+
+def _n_blocks(sup) -> int:
+    import numba
+
+    return int(min(sup.size, 4 * numba.get_num_threads()))
+
+
+def _check_mask(mask, shape):
+    if mask is None:
+        return None
+    mk = np.asarray(mask)
+    if mk.shape != shape or mk.dtype != np.bool_:
+        raise InvalidNetworkError(f"mask must be a boolean array of shape {shape} (True = the "
+                                  f"neuron reads that coordinate), got {mk.dtype} {mk.shape}")
+    return mk
+
+
+class _Adam:
+    """Adam exactly as in :func:`networks.train` (bias-corrected, optional clipping)."""
+
+    def __init__(self, params, lr, betas, eps, weight_bound, mask):
+        self.params, self.lr, self.eps, self.bound, self.mask = params, lr, eps, weight_bound, mask
+        self.b1, self.b2 = betas
+        self.m1 = [np.zeros_like(p) for p in params]
+        self.m2 = [np.zeros_like(p) for p in params]
+        self.step = 0
+
+    def __call__(self, grads):
+        self.step += 1
+        c1 = 1.0 - self.b1 ** self.step
+        c2 = 1.0 - self.b2 ** self.step
+        if self.mask is not None:
+            grads[0] = grads[0] * self.mask
+        for p, g, a, b in zip(self.params, grads, self.m1, self.m2):
+            a *= self.b1
+            a += (1.0 - self.b1) * g
+            b *= self.b2
+            b += (1.0 - self.b2) * (g * g)
+            p -= (self.lr / c1) * a / (np.sqrt(b / c2) + self.eps)
+            if self.bound is not None:
+                np.clip(p, -self.bound, self.bound, out=p)
+
+
+def _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss, betas,
+              eps, mask, blas, sup, parts):
+    for name, v in (("epochs", epochs), ("patience", patience), ("batch_size", batch_size)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))
+                              or v < (0 if name == "epochs" else 1)):
+            raise InvalidNetworkError(f"{name} must be a {'non-negative' if name == 'epochs' else 'positive'} "
+                                      f"int, got {v!r}")
+    for name, v in (("lr", lr), ("eps", eps), ("weight_bound", weight_bound)):
+        if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise InvalidNetworkError(f"{name} must be a finite number > 0, got {v!r}")
+    return {"epochs": epochs, "lr": lr, "batch_size": batch_size,
+            "seed": int(seed) if isinstance(seed, (int, np.integer)) else None,
+            "weight_bound": weight_bound, "tol": tol, "patience": patience,
+            "target_loss": target_loss, "betas": list(betas), "eps": eps,
+            "mask_reads": None if mask is None else int(mask.sum()), "blas_threads": blas,
+            "n_points": sup.size ** 2, "dims": [sup.dim, parts.width, 1],
+            "activation": parts.activation.name, "form": "product"}
+
+
+def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: float = 1e-3,
+                  batch_size: "int | None" = None, seed=0, weight_bound: "float | None" = None,
+                  target_loss: "float | None" = None, tol: float = 1e-9,
+                  patience: "int | None" = 100, betas=(0.9, 0.999), eps: float = 1e-8,
+                  mask=None, blas: "int | None" = 1, progress: bool = False,
+                  desc: str = "train (product form)") -> TrainResult:
+    """Adam on the MSE over all 4^n support points of a hard instance, in product form.
+
+    Parameters
+    ----------
+    network : networks.SigmaNetwork
+        Depth 2, input dimension d = 2m of the instance; not modified.
+    instance : embeddings.HardInstance (or ProductSupport)
+    targets : float64 (2^n, 2^n), optional
+        Y[a, b] (rows = Alice); default IP(a, b) (f_d on the support).
+    epochs, lr, tol, patience, target_loss, betas, eps, weight_bound, seed
+        As in :func:`networks.train` (full batch: one step per epoch; ``seed`` only orders the
+        mini-batches).
+    batch_size : int, optional
+        Mini-batches of this many pairs (a, b) from a fresh permutation each epoch.
+    mask : bool (w, d), optional
+        Coordinates each neuron may read (sparse-neuron regime, THEORY §4.8): other first-layer
+        weights are set to 0 and stay 0.
+    blas : int or None
+        Pin BLAS to this many threads during training (threadpoolctl; default 1, measured to
+        help on a shared machine, see BENCHMARKS.md); None leaves BLAS alone.
+    progress : bool
+        Progress bar over epochs.
+
+    Returns
+    -------
+    networks.TrainResult
+        ``history`` as :func:`networks.train`'s, with ``reached_target`` (bool, when a
+        ``target_loss`` was given) and ``settings["form"] = "product"``.
+    """
+    sup = product_support(instance)
+    parts = depth2_parts(network, dim=sup.dim)
+    Y = _targets(sup, targets)
+    mask = _check_mask(mask, parts.W.shape)
+    settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
+                         betas, eps, mask, blas, sup, parts)
+    if batch_size is None:
+        check_table_memory(sup.n, what="target table")
+    params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
+    if mask is not None:
+        params[0] *= mask
+    if weight_bound is not None:
+        for p in params:
+            np.clip(p, -weight_bound, weight_bound, out=p)
+    adam = _Adam(params, float(lr), tuple(float(x) for x in betas), float(eps), weight_bound, mask)
+    t0 = time.perf_counter()
+    with blas_threads(blas), _numba_threads(sup.size ** 2 * parts.width):
+        losses, reason = _loop(params, adam, sup, parts.activation, Y, epochs, batch_size,
+                               as_rng(seed), target_loss, tol, patience, progress, desc)
+    net = SigmaNetwork([DenseLayer(params[0], params[1]), DenseLayer(params[2][None, :], params[3])],
+                       activation=parts.activation)
+    final = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
+                      _n_blocks(sup))[0]
+    history = {"loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
+               "reason": reason, "final_loss": final, "best_loss": min(losses + [final]),
+               "seconds": time.perf_counter() - t0, "settings": settings}
+    if target_loss is not None:
+        history["reached_target"] = bool(final <= target_loss)
+    return TrainResult(net, history)
+
+
+def _loop(params, adam, sup, act, Y, epochs, batch_size, rng, target_loss, tol, patience,
+          progress, desc):
+    code = _activation_code(act)
+    n_blocks = _n_blocks(sup)
+    losses, best, since, reason = [], math.inf, 0, "epochs"
+    total = sup.size * sup.size
+    with np.errstate(over="ignore", invalid="ignore"), \
+            progress_bar(epochs, enabled=progress, desc=desc, unit="epoch") as bar:
+        for epoch in range(epochs):
+            if batch_size is None or batch_size >= total:
+                loss, grads = _gradient(params, sup, code, act, Y, n_blocks)
+                _finite(loss, epoch, adam.lr)
+                losses.append(loss)
+                if target_loss is not None and loss <= target_loss:
+                    reason = "target_loss"
+                    break
+                adam(grads)
+            else:
+                loss = _minibatch_epoch(params, adam, sup, code, act, Y, batch_size, rng, epoch)
+                losses.append(loss)
+                if target_loss is not None and loss <= target_loss:
+                    reason = "target_loss"
+                    break
+            bar.update(1)
+            if loss < best - tol:
+                best, since = loss, 0
+            else:
+                since += 1
+                if patience is not None and since >= patience:
+                    reason = "patience"
+                    break
+    return losses, reason
+
+
+def _minibatch_epoch(params, adam, sup, code, act, Y, batch_size, rng, epoch) -> float:
+    n = sup.n
+    order = rng.permutation(sup.size * sup.size).astype(np.int64)
+    acc = 0.0
+    for start in range(0, order.size, batch_size):
+        k = order[start:start + batch_size]
+        ia, ib = k >> n, k & (sup.size - 1)              # pair index a·2^n + b
+        y = np.ascontiguousarray(Y[ia, ib])
+        loss_b, grads = _gradient(params, sup, code, act, Y, 0, batch=(ia, ib, y))
+        _finite(loss_b, epoch, adam.lr)
+        acc += loss_b * k.size
+        adam(grads)
+    return acc / order.size
+
+
+def _finite(loss, epoch, lr):
+    if not math.isfinite(loss):
+        raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
+                                  f"(now {lr}) or set weight_bound")
+
+
+def refit_output_layer(network, instance, *, activation=None, targets=None) -> SigmaNetwork:
+    """The best output layer (exact least squares on all 4^n support points) for the hidden layer
+    of ``network`` read with ``activation`` (default its own σ).
+
+    Used to turn a sigmoid surrogate into a Heaviside network with the same (W, b).  The normal
+    equations are accumulated over blocks of rows of the product-form feature table, so memory is
+    O(rows·2^n·w), never 4^n × d.
+    """
+    from networks.activations import get_activation
+
+    sup = product_support(instance)
+    parts = depth2_parts(network, dim=sup.dim)
+    act = parts.activation if activation is None else get_activation(activation)
+    Y = _targets(sup, targets)
+    m, w = sup.m, parts.width
+    A = sup.XA @ parts.W[:, :m].T
+    B = sup.XB @ parts.W[:, m:].T + parts.b
+    G = np.zeros((w + 1, w + 1))
+    h = np.zeros(w + 1)
+    rows = max(1, (1 << 20) // max(1, sup.size * w))
+    for a0 in range(0, sup.size, rows):
+        F = act(A[a0:a0 + rows, None, :] + B[None, :, :]).reshape(-1, w)
+        F = np.concatenate([F, np.ones((F.shape[0], 1))], axis=1)
+        G += F.T @ F
+        h += F.T @ Y[a0:a0 + rows].reshape(-1)
+    coef = np.linalg.lstsq(G, h, rcond=None)[0]
+    return SigmaNetwork([DenseLayer(parts.W, parts.b), DenseLayer(coef[None, :-1], coef[-1:])],
+                        activation=act)
