@@ -169,7 +169,11 @@ def _rows(wflat, tflat, sizes, bits, idx, out):
 
 KERNELS = ("auto", "bitsliced", "lowhigh")
 _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
-_SERIAL_BITS_WORK = 1 << 22  # bit-sliced jobs below this many plane operations run serially
+# Bit-sliced slices below this many plane-op words (about 5 ms of one core) run serially: below
+# that, starting a thread pool per slice and waiting for a descheduled straggler cost more than
+# a second thread gains (benchmarks/bench_bitsliced.py, W1: 2 threads 6.4 -> 5.3 ms at 2^25
+# instead of 2^22, load 1.4; W2 and W3 unchanged).
+_SERIAL_BITS_WORK = 1 << 25
 
 
 @dataclass(frozen=True)
