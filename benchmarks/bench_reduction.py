@@ -261,6 +261,9 @@ def write_md(rec: dict, path: Path) -> None:
         f"on the materialised support: {r4['epoch_generic_s']:.3g} s | **{r4['ratio']:.0f}×** |",
         f"| R4 BLAS pinned to 1 thread vs unpinned | {r4['epoch_product_s']:.3g} s | "
         f"{r4['epoch_product_unpinned_s']:.3g} s | {r4['blas_pinning_ratio']:.2f}× |",
+        *([f"| R4 same epoch, this tree vs {r4['baseline_tree']} (child processes) | "
+           f"{r4['epoch_this_tree_s']:.3g} s | {r4['epoch_baseline_tree_s']:.3g} s | "
+           f"{r4['ratio_vs_baseline_tree']:.2f}× |"] if "baseline_tree" in r4 else []),
         f"| R5 `python experiments/reduction.py` (n = 6), whole process, warm cache | "
         f"{r5['median_s']:.3g} s | — | — |", "",
         f"First calls (compile or cache load + run): R1 {r1['first_call_s']:.2f} s, "
