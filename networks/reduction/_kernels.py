@@ -18,21 +18,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from networks._kernels import _parity_table
+
 ACT_CODES = {"relu": 0, "heaviside": 1, "sign": 2, "sigmoid": 3, "tanh": 4, "hardtanh": 5,
              "softplus": 6}
-
-
-@njit(cache=True, nogil=True)
-def _parity_table(n):
-    """par[c] = popcount(c) & 1 for c < 2^n."""
-    size = np.int64(1) << n
-    par = np.zeros(size, dtype=np.int8)
-    half = np.int64(1)
-    while half < size:
-        for c in range(half):
-            par[c + half] = 1 - par[c]
-        half <<= 1
-    return par
 
 
 @njit(cache=True, nogil=True)
