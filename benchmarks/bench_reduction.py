@@ -16,6 +16,8 @@ R3  least working k at n = 12 (§4.4 synthetic approximator, 2^24 pairs): FWHT d
     bisection (least_working_k) vs the direct prefix kernel scanning every prefix up to that k.
 R4  one full-batch training epoch, n = 10, w = 64 ReLU: train_product vs networks.train on the
     materialised support (same Adam, same data); plus BLAS pinned to 1 thread vs not pinned.
+    With ``--baseline-tree DIR`` (a checkout of an earlier commit, e.g. ``git archive main``)
+    the same epoch is also timed in child processes from DIR and from this tree, interleaved.
 R5  whole process ``python experiments/reduction.py`` (n = 6 default, warm numba cache).
 
 Compile times are reported on their own line (first call minus a warm call).
@@ -149,7 +151,29 @@ def r3_least_k(repeats: int) -> dict:
     return out
 
 
-def r4_epoch(repeats: int) -> dict:
+_EPOCH_CHILD = """
+import sys, json
+sys.path.insert(0, {tree!r})
+import networks
+from embeddings import HardInstance
+from networks import SigmaNetwork, train_product
+assert networks.__file__.startswith({tree!r}), networks.__file__
+inst = HardInstance(10, seed=0)
+net = SigmaNetwork.random([inst.dim, 64, 1], "relu", seed=1)
+train_product(net, inst, epochs=1, lr=0.01, patience=None)          # warm (numba cache)
+r = train_product(net, inst, epochs={epochs}, lr=0.01, patience=None)
+print(json.dumps({{"epoch_s": r.history["seconds"] / {epochs},
+                  "final_loss": r.history["final_loss"], "module": networks.__file__}}))
+"""
+
+
+def _epoch_in_tree(tree: str, epochs: int = 3) -> float:
+    from benchmarks._common import run_child
+
+    return run_child(_EPOCH_CHILD.format(tree=str(tree), epochs=epochs))["epoch_s"]
+
+
+def r4_epoch(repeats: int, baseline_tree: "str | None" = None) -> dict:
     from embeddings import HardInstance
     from networks import SigmaNetwork, train, train_product
 
@@ -169,11 +193,23 @@ def r4_epoch(repeats: int) -> dict:
         return time.perf_counter() - t0
 
     product()
-    res = interleaved({"product, BLAS 1 thread": product,
-                       "product, BLAS unpinned": lambda: product(None),
-                       "networks.train": generic}, repeats)
+    cands = {"product, BLAS 1 thread": product, "product, BLAS unpinned": lambda: product(None),
+             "networks.train": generic}
+    child = {"this tree": [], "baseline tree": []}
+    if baseline_tree is not None:            # per-epoch seconds as reported by each child
+        cands["child: this tree"] = lambda: child["this tree"].append(_epoch_in_tree(str(ROOT)))
+        cands["child: baseline tree"] = lambda: child["baseline tree"].append(
+            _epoch_in_tree(baseline_tree))
+    res = interleaved(cands, repeats)
     per = {k: float(np.median([v.result] if False else v.times)) for k, v in res.items()}
-    return {"workload": "R4 training epoch, n = 10, w = 64, full batch",
+    extra = {}
+    if baseline_tree is not None:
+        med = {k: float(np.median(v)) for k, v in child.items()}
+        extra = {"baseline_tree": str(baseline_tree), "child_epoch_s": child,
+                 "epoch_this_tree_s": med["this tree"],
+                 "epoch_baseline_tree_s": med["baseline tree"],
+                 "ratio_vs_baseline_tree": med["baseline tree"] / med["this tree"]}
+    return {**extra, "workload": "R4 training epoch, n = 10, w = 64, full batch",
             "timings": {k: v.to_dict() for k, v in res.items()},
             "epoch_product_s": per["product, BLAS 1 thread"] / epochs,
             "epoch_product_unpinned_s": per["product, BLAS unpinned"] / epochs,
@@ -225,6 +261,9 @@ def write_md(rec: dict, path: Path) -> None:
         f"on the materialised support: {r4['epoch_generic_s']:.3g} s | **{r4['ratio']:.0f}×** |",
         f"| R4 BLAS pinned to 1 thread vs unpinned | {r4['epoch_product_s']:.3g} s | "
         f"{r4['epoch_product_unpinned_s']:.3g} s | {r4['blas_pinning_ratio']:.2f}× |",
+        *([f"| R4 same epoch, this tree vs {r4['baseline_tree']} (child processes) | "
+           f"{r4['epoch_this_tree_s']:.3g} s | {r4['epoch_baseline_tree_s']:.3g} s | "
+           f"{r4['ratio_vs_baseline_tree']:.2f}× |"] if "baseline_tree" in r4 else []),
         f"| R5 `python experiments/reduction.py` (n = 6), whole process, warm cache | "
         f"{r5['median_s']:.3g} s | — | — |", "",
         f"First calls (compile or cache load + run): R1 {r1['first_call_s']:.2f} s, "
@@ -244,6 +283,10 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--only", nargs="*", default=None, help="subset of R1 R2 R3 R4 R5")
     p.add_argument("--write", action="store_true", help="write results_reduction.md/.json")
+    p.add_argument("--record", default=None,
+                   help="also write the whole record (timings of every repeat) to this JSON file")
+    p.add_argument("--baseline-tree", default=None,
+                   help="R4: also time the epoch from this source tree (an earlier commit)")
     args = p.parse_args(argv)
     if args.repeats < 3:
         p.error("--repeats must be >= 3 (median of at least 3)")
@@ -254,12 +297,16 @@ def main(argv=None) -> int:
         if args.only and name not in args.only:
             continue
         t0 = time.perf_counter()
-        rec[name] = fn(args.repeats)
+        rec[name] = (fn(args.repeats, args.baseline_tree) if name == "R4"
+                     else fn(args.repeats))
         print(f"{name}: {json.dumps({k: v for k, v in rec[name].items() if not isinstance(v, dict)})}"
               f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
     rec["load_average_at_end"] = os.getloadavg()
+    from circuits.utils.files import write_json_atomic
+
+    if args.record:
+        write_json_atomic(Path(args.record), rec)
     if args.write and not args.only:
-        from circuits.utils.files import write_json_atomic
 
         write_json_atomic(ROOT / "benchmarks" / "results_reduction.json", rec)
         write_md(rec, ROOT / "benchmarks" / "results_reduction.md")

@@ -113,16 +113,6 @@ def _versions() -> dict:
             "platform": platform.platform()}
 
 
-def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
-    """Mask (w, 2m): neuron i reads ``reads`` random Alice and ``reads`` random Bob coordinates."""
-    rng = np.random.default_rng(seed)
-    mask = np.zeros((width, 2 * m), dtype=bool)
-    for i in range(width):
-        mask[i, rng.choice(m, reads, replace=False)] = True
-        mask[i, m + rng.choice(m, reads, replace=False)] = True
-    return mask
-
-
 def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
     """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
     returns the report dict (written, with the figure, if ``out``)."""

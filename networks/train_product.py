@@ -113,13 +113,13 @@ def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks):
         return _full_pass_numpy(act, A, B, c, u, u0, Y)
     size, w = A.shape
     Qa = np.empty((size, w))
-    QbT = np.zeros((n_blocks, w, B.shape[0]))
-    Su = np.zeros((n_blocks, w))
+    Qb = np.zeros((n_blocks, B.shape[0], w))
+    Su = np.empty((n_blocks, w))
     rows = np.empty((size, 2))
-    _kernels._train_pass(A, np.ascontiguousarray(B.T), c, u, float(u0), code, Y, n_blocks, Qa,
-                         QbT, Su, rows)
+    _kernels._train_pass(A, B, np.ascontiguousarray(B.T), c, u, float(u0), code, Y, n_blocks, Qa,
+                         Qb, Su, rows)
     total = float(size * B.shape[0])
-    return (Qa, QbT.sum(axis=0).T, Su.sum(axis=0), math.fsum(rows[:, 0].tolist()) / total,
+    return (Qa, Qb.sum(axis=0), Su.sum(axis=0), math.fsum(rows[:, 0].tolist()) / total,
             math.fsum(rows[:, 1].tolist()))
 
 

@@ -18,21 +18,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from networks._kernels import _parity_table
+
 ACT_CODES = {"relu": 0, "heaviside": 1, "sign": 2, "sigmoid": 3, "tanh": 4, "hardtanh": 5,
              "softplus": 6}
-
-
-@njit(cache=True, nogil=True)
-def _parity_table(n):
-    """par[c] = popcount(c) & 1 for c < 2^n."""
-    size = np.int64(1) << n
-    par = np.zeros(size, dtype=np.int8)
-    half = np.int64(1)
-    while half < size:
-        for c in range(half):
-            par[c + half] = 1 - par[c]
-        half <<= 1
-    return par
 
 
 @njit(cache=True, nogil=True)
@@ -156,49 +145,22 @@ def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats):
         stats[a, 3] = s3 + c3
 
 
-LANES = 8
-
-
-@njit(cache=True, nogil=True)
-def _relu_backward(ai, row, gt, qrow, lanes_q, lanes_s, su):
-    """ReLU backward for one (row a, neuron i): qrow[b] += g[b]·[z_b > 0] and the sums
-    qa = sum_b g[b]·[z_b > 0], su += sum_b g[b]·z_b·[z_b > 0], z_b = ai + row[b].  The sums use
-    LANES interleaved accumulators (a fixed, deterministic order) so the loop vectorises."""
-    size_b = row.shape[0]
-    for l in range(LANES):
-        lanes_q[l] = 0.0
-        lanes_s[l] = 0.0
-    main = size_b - size_b % LANES
-    for b0 in range(0, main, LANES):
-        for l in range(LANES):
-            z = ai + row[b0 + l]
-            q = gt[b0 + l] if z > 0.0 else 0.0
-            qrow[b0 + l] += q
-            lanes_q[l] += q
-            lanes_s[l] += q * z
-    qa = 0.0
-    for b in range(main, size_b):
-        z = ai + row[b]
-        q = gt[b] if z > 0.0 else 0.0
-        qrow[b] += q
-        qa += q
-        su += q * z
-    for l in range(LANES):
-        qa += lanes_q[l]
-        su += lanes_s[l]
-    return qa, su
-
-
 @njit(cache=True, nogil=True, parallel=True)
-def _train_pass(A, Bt, c, u, u0, code, Y, n_blocks, Qa, QbT, Su, rows_loss):
+def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss):
     """One full-batch forward + backward pass of the MSE over all pairs (a, b), product form.
 
-    With z_i(a, b) = A[a, i] + c[i] + Bt[i, b] and g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
-    Qa[a, i] = sum_b g σ'(z_i), QbT[blk, i, b] = sum_{a in blk} g σ'(z_i),
-    Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = (sum_b (N - Y)² compensated, sum_b g).
-    Rows are processed in tiles of TILE so that a row QbT[blk, i] stays in cache across the
-    tile; activations are recomputed in the backward loop (cheaper than storing them); inner
-    loops run over b without reductions where possible.  QbT and Su must be zero on entry.
+    With z_i(a, b) = A[a, i] + c[i] + B[b, i] (``Bt`` = B transposed, contiguous) and
+    g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
+    Qa[a, i] = sum_b g σ'(z_i), Qb[blk, b, i] = sum_{a in blk} g σ'(z_i),
+    Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = (sum_b (N - Y)² compensated
+    (Neumaier), sum_b g).  Qb must be zero on entry.
+
+    Rows are processed in tiles of TILE.  Forward: per row, neurons outer and b inner (the
+    b loop has no reduction, so it vectorises without fastmath; each N(a, b) is summed over i
+    in order).  Backward: b outer, tile rows, then neurons innermost, so the i loop has no
+    reduction either: it updates the rows Qa[a], Qb[blk, b] and su elementwise (σ' as a select,
+    vectorised; measured in benchmarks/bench_reduction.py R4).  Blocks write only their own
+    rows of Qa and their own Qb[blk], Su[blk]: results never depend on scheduling.
     """
     TILE = 16
     size_a = A.shape[0]
@@ -210,8 +172,8 @@ def _train_pass(A, Bt, c, u, u0, code, Y, n_blocks, Qa, QbT, Su, rows_loss):
         val = np.empty(size_b)
         g = np.empty((TILE, size_b))
         Ac = np.empty((TILE, w))
-        lanes_q = np.empty(LANES)
-        lanes_s = np.empty(LANES)
+        su = np.zeros(w)
+        qbb = Qb[blk]
         lo = blk * per_block
         hi = min(size_a, lo + per_block)
         for t0 in range(lo, hi, TILE):
@@ -220,6 +182,7 @@ def _train_pass(A, Bt, c, u, u0, code, Y, n_blocks, Qa, QbT, Su, rows_loss):
                 t = a - t0
                 for i in range(w):
                     Ac[t, i] = A[a, i] + c[i]
+                    Qa[a, i] = 0.0
                 _row_values(Ac[t], Bt, u, code, 1.0, val)
                 sl = 0.0
                 cl = 0.0
@@ -231,26 +194,29 @@ def _train_pass(A, Bt, c, u, u0, code, Y, n_blocks, Qa, QbT, Su, rows_loss):
                     sg += g[t, b]
                 rows_loss[a, 0] = sl + cl
                 rows_loss[a, 1] = sg
-            for i in range(w):
-                row = Bt[i]
-                qrow = QbT[blk, i]
-                su = 0.0
+            for b in range(size_b):
+                brow = B[b]
+                qb = qbb[b]
                 for a in range(t0, t1):
-                    t = a - t0
-                    ai = Ac[t, i]
-                    gt = g[t]
-                    qa = 0.0
+                    gab = g[a - t0, b]
+                    at = Ac[a - t0]
+                    qa = Qa[a]
                     if code == 0:
-                        qa, su = _relu_backward(ai, row, gt, qrow, lanes_q, lanes_s, su)
+                        for i in range(w):
+                            z = at[i] + brow[i]
+                            q = gab if z > 0.0 else 0.0
+                            qa[i] += q
+                            qb[i] += q
+                            su[i] += q * z
                     else:
-                        for b in range(size_b):
-                            z = ai + row[b]
-                            q = gt[b] * _dsigma(code, z)
-                            qrow[b] += q
-                            qa += q
-                            su += gt[b] * _sigma(code, z)
-                    Qa[a, i] = qa
-                Su[blk, i] += su
+                        for i in range(w):
+                            z = at[i] + brow[i]
+                            q = gab * _dsigma(code, z)
+                            qa[i] += q
+                            qb[i] += q
+                            su[i] += gab * _sigma(code, z)
+        for i in range(w):
+            Su[blk, i] = su[i]
 
 
 @njit(cache=True, nogil=True)
