@@ -561,7 +561,12 @@ def _sum_columns(prog, inputs, K, zero_mask):
     cols = [list(inputs[b]) if b < len(inputs) else [] for b in range(K + 3)]
     bits = []
     for b in range(K):
-        acc = 0                                   # the zero plane
+        acc = 0                                   # the zero plane, or a carry of this
+        for i, (k, x) in enumerate(cols[b]):      # column (one adder input less)
+            if k == "b":
+                acc = x
+                del cols[b][i]
+                break
         for kind in ("m", "b"):
             while True:
                 group = [x for k, x in cols[b] if k == kind]
