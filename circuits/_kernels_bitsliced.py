@@ -75,8 +75,9 @@ indices are unsigned (no negative-index wraparound).  Measured on the AVX-512 be
 (benchmarks/bench_bitsliced.py; issue 13 follow-up): a plane op is bound by its vector ALU work
 and loads, not by the mask table's cache misses (pinning every gate to one L1-resident mask
 changed W1 / W3 by ~5 %, W2 by ~18 %), nor by per-op overhead (LB = 13 was no faster, LB = 11
-slower).  What helped: 15:4 compressors (fewer loads and stores per plane) and full adders in a
-form LLVM maps to three vector ops without register copies.  What did not: NUMBA_SLP_VECTORIZE
+slower).  What helped: 15:4 compressors (fewer loads and stores per plane), full adders in a
+form LLVM maps to three vector ops without register copies, and a carry instead of the zero
+plane as a column's first accumulator.  What did not: NUMBA_SLP_VECTORIZE
 (the loops are already vectorised), non-adjacent-form weights (7 = 8 - 1: fewer planes, but the
 compressor padding absorbed it), mask/buffer mixed compressors (-4 % .. +2 %), software
 prefetch of the next block's masks (slower), and a second thread on the loaded shared box.
