@@ -124,6 +124,9 @@ def parse_args(argv=None):
         p.error(f"--tau must lie in (0, 0.15] (THEORY §2.2), got {args.tau}")
     if args.heldout_points < 1:
         p.error(f"--heldout-points must be >= 1, got {args.heldout_points}")
+    from circuits.utils.cli import check_output_dir
+
+    args.out = str(check_output_dir(p, args.out))
     return args
 
 
@@ -238,15 +241,21 @@ def _slot(r) -> int:
 
 
 def main(argv=None) -> int:
+    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
     args = parse_args(argv)
     record = run(args)
-    print(table(record))
+    print(table(record))                       # the results first: a failed write loses nothing
     out = Path(args.out)
-    print(f"wrote {write_json_atomic(out / 'ceiling.json', record)}")
-    if not args.no_plot:
-        print(f"wrote {plot(record, out / 'ceiling.png')}")
+
+    def write():
+        print(f"wrote {write_json_atomic(out / 'ceiling.json', record)}")
+        if not args.no_plot:
+            print(f"wrote {plot(record, out / 'ceiling.png')}")
+
+    if not save_or_report(write, what="ceiling.json and ceiling.png", where=out):
+        return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s")
     return 0
 

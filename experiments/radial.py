@@ -98,6 +98,9 @@ def parse_args(argv=None):
             p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
     if a.max_directions > 1 << 20:
         p.error("--max-directions must be <= 1048576")
+    from circuits.utils.cli import check_output_dir
+
+    a.out = str(check_output_dir(p, a.out))
     return a
 
 
@@ -253,15 +256,21 @@ def plot(record, path) -> Path:
 
 
 def main(argv=None) -> int:
+    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
     a = parse_args(argv)
     record = run(a)
-    print(table(record))
+    print(table(record))                       # the results first: a failed write loses nothing
     out = Path(a.out)
-    print(f"wrote {write_json_atomic(out / 'radial.json', record)}")
-    if not a.no_plot:
-        print(f"wrote {plot(record, out / 'radial.png')}")
+
+    def write():
+        print(f"wrote {write_json_atomic(out / 'radial.json', record)}")
+        if not a.no_plot:
+            print(f"wrote {plot(record, out / 'radial.png')}")
+
+    if not save_or_report(write, what="radial.json and radial.png", where=out):
+        return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s")
     return 0
 

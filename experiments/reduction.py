@@ -43,6 +43,11 @@ if __package__ in (None, ""):                      # `python experiments/reducti
 
 import numpy as np
 
+from circuits.utils.cli import (EXIT_NOT_SAVED, check_output_dir, int_in_range, positive_int,
+                                real_in_range, save_or_report)
+
+#: Largest n the command accepts: the (2^n, 2^n) float64 tables are 2 GiB at n = 14.
+MAX_N = 14
 DEFAULTS = {"n": 6, "width": 32, "activation": "relu", "gamma": 0.05, "epochs": 3000,
             "lr": 0.03, "seed": 0}
 
@@ -62,36 +67,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="depthsep reduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     a = p.add_argument
-    a("--n", type=int, default=DEFAULTS["n"], help="bits per party (4^n support points); default 6")
-    a("--m", type=int, default=None, help="code length per party; default 4n")
-    a("--width", type=int, default=DEFAULTS["width"], help="hidden width w; default 32")
+    a("--n", type=int_in_range(2, MAX_N, what="bits per party"), default=DEFAULTS["n"],
+      help=f"bits per party (4^n support points), 2..{MAX_N}; default 6")
+    a("--m", type=positive_int, default=None, help="code length per party, n <= m; default 4n")
+    a("--width", type=positive_int, default=DEFAULTS["width"], help="hidden width w; default 32")
     a("--activation", default=DEFAULTS["activation"],
       help="relu, sigmoid, tanh, threshold (trained through a sigmoid surrogate), or any "
            "registered activation; default relu")
-    a("--sparse", type=int, default=None, metavar="R",
+    a("--sparse", type=positive_int, default=None, metavar="R",
       help="sparse-neuron regime: every neuron reads R of Alice's and R of Bob's coordinates "
            "(K_i <= 2^R), so the rank links can bite below 2^n")
-    a("--k", type=int, default=None, help="copies in the self-reduction; default --k-rule's k")
+    a("--k", type=positive_int, default=None, help="copies in the self-reduction; default --k-rule's k")
     a("--k-rule", choices=("bernstein", "hoeffding"), default="bernstein",
       help="bound giving the default k (for H·M_k >= 3ρ/4 w.p. >= 1/2); default bernstein")
-    a("--k-max", type=int, default=1 << 30, help="cap on the default k; default 2^30 (shifts are "
+    a("--k-max", type=positive_int, default=1 << 30, help="cap on the default k; default 2^30 (shifts are "
       "streamed: k costs seconds, not memory)")
     a("--seed", type=int, default=DEFAULTS["seed"], help="seed of code, weights, shifts; default 0")
-    a("--gamma", type=float, default=DEFAULTS["gamma"],
+    a("--gamma", type=real_in_range(0, 0.25), default=DEFAULTS["gamma"],
       help="training stops once MSE <= 1/4 - gamma; default 0.05")
-    a("--epochs", type=int, default=None,
+    a("--epochs", type=positive_int, default=None,
       help="epoch cap (full batch); default 3000 while 4^n·w <= 2^22, then scaled down as "
            "3000·2^22/(4^n·w) with a floor of 30 (n = 10, w = 64: 187), so one run stays within "
            "minutes; the table says when the cap stops training before the γ target")
-    a("--lr", type=float, default=DEFAULTS["lr"], help="Adam step; default 0.03")
-    a("--batch-size", type=int, default=None, help="mini-batches of pairs (default full batch)")
-    a("--circuit-margin", type=float, default=None,
+    a("--lr", type=real_in_range(0), default=DEFAULTS["lr"], help="Adam step (> 0); default 0.03")
+    a("--batch-size", type=positive_int, default=None, help="mini-batches of pairs (default full batch)")
+    a("--circuit-margin", type=real_in_range(0), default=None,
       help="staircase error γ' of the threshold circuit (default ρ_q/4)")
     a("--no-circuit", action="store_true", help="skip the integer threshold circuit")
-    a("--max-gates", type=int, default=400_000,
+    a("--max-gates", type=positive_int, default=400_000,
       help="largest integer circuit; a larger default margin is raised to fit (said in the "
            "output); default 400000")
-    a("--ball-points", type=int, default=10_000,
+    a("--ball-points", type=int_in_range(0, None), default=10_000,
       help="random unit-ball points for the staircase check; default 10000")
     a("--out", default="results/reduction", help="output directory; default results/reduction")
     a("--no-progress", action="store_true", help="no progress bars")
@@ -113,10 +119,9 @@ def _versions() -> dict:
             "platform": platform.platform()}
 
 
-def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, figure: bool = True):
+def run_one(args, *, n: int, width: int, progress: bool) -> dict:
     """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
-    returns the report dict (written, with the figure, if ``out``)."""
-    from circuits.utils.files import write_json_atomic
+    returns the report dict (:func:`save_one` writes it)."""
     from networks.reduction.run import reduction_run
 
     run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
@@ -127,17 +132,28 @@ def run_one(args, *, n: int, width: int, out: "Path | None", progress: bool, fig
                         progress=progress)
     record = dict(run.record)
     record["versions"] = _versions()
-    if out is not None:
-        if figure and run.report is not None:
-            t0 = time.perf_counter()
-            plot_report(run.report, out / "reduction.png")
-            record["figure"] = str(out / "reduction.png")
-            record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
-        write_json_atomic(out / "report.json", record)
     if run.report is not None:
         record["_report"] = run.report
         record["_staircase"] = run.staircase
     return record
+
+
+def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
+    """Write ``reduction.png`` (if there is a report) and ``report.json`` atomically into ``out``;
+    on a write error say so on stderr and return False (the results were printed before)."""
+    from circuits.utils.files import write_json_atomic
+
+    record = {k: v for k, v in rec.items() if not k.startswith("_")}
+
+    def write():
+        if figure and rec.get("_report") is not None:
+            t0 = time.perf_counter()
+            plot_report(rec["_report"], out / "reduction.png")
+            record["figure"] = str(out / "reduction.png")
+            record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
+        write_json_atomic(out / "report.json", record)
+
+    return save_or_report(write, what="report.json and reduction.png", where=out)
 
 
 def plot_report(report, path: Path) -> None:
@@ -262,7 +278,7 @@ def run_sweep(args, out: Path, progress: bool) -> int:
     rows = []
     for n in args.sweep_n:
         for w in args.sweep_widths or [args.width]:
-            rec = run_one(args, n=n, width=w, out=None, progress=progress, figure=False)
+            rec = run_one(args, n=n, width=w, progress=progress)
             row = {k: rec.get(k) for k in SWEEP_KEYS}
             row.update(reached_target=rec["training"]["reached_target"],
                        epochs_run=rec["training"]["epochs_run"],
@@ -326,12 +342,6 @@ def plot_sweep(rows: list, path: Path) -> None:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.n < 1 or args.width < 1:
-        parser.error(f"--n and --width must be >= 1, got {args.n}, {args.width}")
-    if args.k is not None and args.k < 1:
-        parser.error(f"--k must be >= 1 (copies of the network), got {args.k}")
-    if not 0 < args.gamma < 0.25:
-        parser.error(f"--gamma must lie in (0, 1/4), got {args.gamma}")
     if args.sparse is not None and not 1 <= args.sparse <= 4 * min([args.n] + args.sweep_n):
         parser.error(f"--sparse must be between 1 and m (coordinates per party), got {args.sparse}")
     from networks import get_activation
@@ -340,16 +350,26 @@ def main(argv=None) -> int:
         get_activation(args.activation)
     except Exception as exc:            # unknown name: show the registry's message
         parser.error(str(exc))
-    out = Path(args.out)
+    for n in [args.n] + (args.sweep_n if args.sweep else []):
+        if args.m is not None and args.m < n:
+            parser.error(f"argument --m: {args.m} is below n = {n} (a systematic code contains "
+                         f"the message; the default is 4n)")
+        if n > MAX_N:
+            parser.error(f"argument --sweep-n: {n} is above the maximum {MAX_N} (bits per party)")
+    out = check_output_dir(parser, args.out)
     progress = not args.no_progress
     if args.sweep:
         return run_sweep(args, out, progress)
-    rec = run_one(args, n=args.n, width=args.width, out=out, progress=progress)
+    rec = run_one(args, n=args.n, width=args.width, progress=progress)
     if "error" in rec:
         print(rec["error"])
-        print(f"wrote {out / 'report.json'}")
-        return 1
+        saved = save_one(rec, out, figure=False)
+        if saved:
+            print(f"wrote {out / 'report.json'}")
+        return 1 if saved else EXIT_NOT_SAVED
     print_report(rec)
+    if not save_one(rec, out):
+        return EXIT_NOT_SAVED
     print(f"wrote {out / 'report.json'} and {out / 'reduction.png'}")
     return 0 if rec["sign_agrees_everywhere"] and rec["chain_ok"] else 1
 

@@ -148,3 +148,51 @@ def test_theory_table_prints_before_writing_and_survives_a_failed_write(tmp_path
     rc = theory_table.main(["--only", "E1", "--no-progress", "--out", str(tmp_path)])
     assert rc == cli.EXIT_NOT_SAVED and seen == [True]
     assert "could not write the JSON record" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ reduce, ceiling, radial
+
+@pytest.mark.parametrize("module, args, match", [
+    ("reduction", ["--n", "40"], "argument --n: 40 is not between 2 and 14"),
+    ("reduction", ["--lr", "-1"], "argument --lr"),
+    ("reduction", ["--m", "2"], "argument --m: 2 is below n = 6"),
+    ("reduction", ["--epochs", "0"], "argument --epochs"),
+    ("reduction", ["--sweep", "--sweep-n", "4,20"], "argument --sweep-n: 20 is above"),
+    ("reduction", ["--out", "/proc/depthsep-x"], "--out /proc/depthsep-x: cannot write"),
+    ("ceiling", ["--out", "/proc/depthsep-x"], "--out /proc/depthsep-x: cannot write"),
+    ("radial", ["--out", "/proc/depthsep-x"], "--out /proc/depthsep-x: cannot write"),
+])
+def test_experiments_refuse_bad_options_before_starting(module, args, match, capsys):
+    import importlib
+    import re
+    mod = importlib.import_module(f"experiments.{module}")
+    with pytest.raises(SystemExit) as exc:
+        mod.main(args + ["--no-progress"])
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""                                           # nothing ran
+    assert re.search(match, err.strip().splitlines()[-1]), err
+
+
+@pytest.mark.parametrize("module, args, marker", [
+    ("reduction", ["--n", "3", "--width", "8"], "chain of inequalities"),
+    ("ceiling", ["--n", "2", "--widths", "2", "--epochs", "20", "--heldout-points", "64"], "rho"),
+    ("radial", ["--dims", "2", "--eps", "0.2", "--targets", "hat", "--t4-dims", "",
+                "--train-dims", ""], "ridge"),
+])
+def test_experiments_print_before_a_failed_write(module, args, marker, tmp_path, monkeypatch,
+                                                   capsys):
+    import importlib
+    mod = importlib.import_module(f"experiments.{module}")
+
+    def full_disk(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "write_json_atomic", full_disk)
+    monkeypatch.setattr(files, "savefig_atomic", full_disk)
+    rc = mod.main(args + ["--no-progress", "--out", str(tmp_path / "o")])
+    out, err = capsys.readouterr()
+    assert rc == cli.EXIT_NOT_SAVED
+    assert marker.lower() in out.lower()                       # the results were printed
+    assert "could not write" in err and "No space left" in err
+    assert not list((tmp_path / "o").glob("*.json"))
