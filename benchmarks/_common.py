@@ -176,3 +176,12 @@ def fmt_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GiB"
+
+
+def write_results(out, results: dict, text: str) -> None:
+    """``<out>.json`` (the raw numbers) and ``<out>.md`` (the rendered table), both atomically."""
+    from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic
+
+    out = Path(out)
+    write_json_atomic(out.with_suffix(".json"), to_jsonable(results))
+    write_bytes_atomic(out.with_suffix(".md"), text.encode())

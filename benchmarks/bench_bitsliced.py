@@ -41,7 +41,6 @@ import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_circuits import numpy_count, w1_circuit, w5_circuit  # noqa: E402
 from circuits import _kernels_bitsliced as bits, simulate  # noqa: E402
-from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
 from circuits.utils.progress import progress_bar  # noqa: E402
 
 
@@ -303,9 +302,7 @@ def main(argv=None) -> int:
             print(f"{wid} done (load {_load():.1f})", file=sys.stderr)
     text = render(res)
     print(text)
-    out = Path(args.out)
-    write_json_atomic(out.with_suffix(".json"), to_jsonable(res))
-    write_bytes_atomic(out.with_suffix(".md"), text.encode())
+    _common.write_results(args.out, res, text)
     return 0
 
 

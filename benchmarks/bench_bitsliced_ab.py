@@ -37,7 +37,6 @@ import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_circuits import w1_circuit  # noqa: E402
 from circuits import _kernels_bitsliced as current  # noqa: E402
-from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
 
 WORKLOADS = {"W1": (24, 64, 1, False), "W2": (26, 256, 2, False), "W3": (26, 64, 3, True)}
 
@@ -137,9 +136,7 @@ def main(argv=None) -> int:
             print(lines[-1], file=sys.stderr)
     text = "\n".join(lines) + "\n"
     print(text)
-    out = Path(args.out)
-    write_json_atomic(out.with_suffix(".json"), to_jsonable(res))
-    write_bytes_atomic(out.with_suffix(".md"), text.encode())
+    _common.write_results(args.out, res, text)
     return 0
 
 

@@ -45,7 +45,6 @@ sys.path.insert(0, str(HERE.parent))
 import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from circuits import simulate  # noqa: E402
-from circuits.utils.files import to_jsonable, write_bytes_atomic, write_json_atomic  # noqa: E402
 from circuits.utils.progress import progress_bar  # noqa: E402
 
 CHUNK = 1 << 16
@@ -422,9 +421,7 @@ def main(argv=None) -> int:
             print(f"{wid} done", file=sys.stderr)
     text = render(results)
     print(text)
-    out = Path(args.out)
-    write_json_atomic(out.with_suffix(".json"), to_jsonable(results))
-    write_bytes_atomic(out.with_suffix(".md"), text.encode())
+    _common.write_results(args.out, results, text)
     return 0
 
 
