@@ -67,19 +67,25 @@ def _smallest(widths, values, target):
     return next((w for w, v in zip(widths, values) if v is not None and v <= target), None)
 
 
-def random_feature_curve(X, y, *, m: int, target: float, max_width: int, draws: int = 3,
-                         seed: int = 0, n: int = 0) -> dict:
-    """Widths 2^j (j >= 1) until the best of ``draws`` draws reaches ``target`` or max_width."""
+def _width_curve(best_of, *, target: float, max_width: int) -> dict:
+    """Widths 2, 4, … up to ``max_width``: ``best_of(width)`` (the best MSE at that width) until it
+    reaches ``target``; the curve and the smallest width that reached it."""
     widths, best = [], []
     for width in width_sweep(2.0, max_width):
-        vals = [random_feature_mse(X, y, width, m=m, seed=run_seed(seed, n, 0, width, r))
-                for r in range(draws)]
         widths.append(width)
-        best.append(min(vals))
+        best.append(best_of(width))
         if best[-1] <= target:
             break
     return {"widths": widths, "best_mse": best, "smallest_width": _smallest(widths, best, target),
             "max_width": max_width}
+
+
+def random_feature_curve(X, y, *, m: int, target: float, max_width: int, draws: int = 3,
+                         seed: int = 0, n: int = 0) -> dict:
+    """Widths 2^j (j >= 1) until the best of ``draws`` draws reaches ``target`` or max_width."""
+    return _width_curve(lambda width: min(
+        random_feature_mse(X, y, width, m=m, seed=run_seed(seed, n, 0, width, r))
+        for r in range(draws)), target=target, max_width=max_width)
 
 
 def trained_curve(X, y, *, depth: int, max_width: int, target: float, repeats: int = 2,
@@ -90,8 +96,8 @@ def trained_curve(X, y, *, depth: int, max_width: int, target: float, repeats: i
     from networks.train import train
 
     d = X.shape[1]
-    widths, best = [], []
-    for width in width_sweep(2.0, max_width):
+
+    def best_of(width):
         vals = []
         for r in range(repeats):
             net = SigmaNetwork.random([d] + [width] * (depth - 1) + [1], "relu",
@@ -99,9 +105,6 @@ def trained_curve(X, y, *, depth: int, max_width: int, target: float, repeats: i
             res = train(net, X, y, epochs=epochs, lr=lr, patience=patience, tol=1e-6,
                         target_loss=target, dtype="float32")
             vals.append(res.history["final_loss"])
-        widths.append(width)
-        best.append(min(vals))
-        if best[-1] <= target:
-            break
-    return {"widths": widths, "best_mse": best, "smallest_width": _smallest(widths, best, target),
-            "max_width": max_width}
+        return min(vals)
+
+    return _width_curve(best_of, target=target, max_width=max_width)
