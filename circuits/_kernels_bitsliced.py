@@ -324,6 +324,144 @@ def _range_word(w, q, lo, hi):
 
 
 @njit(cache=True, nogil=True)
+def _bs_start(l1, WhT, h_lo):
+    """Layer-1 look-up state at h = h_lo: (mbase, mtop, idx, moffs) (see :func:`_bs_block`)."""
+    g1 = WhT.shape[1]
+    mbase = np.empty(g1, dtype=np.int64)
+    mtop = np.empty(g1, dtype=np.int64)
+    idx = np.empty(g1, dtype=np.int64)
+    moffs = np.empty(g1 + 1, dtype=np.int64)
+    moffs[g1] = l1[g1, 0]                       # the zero plane
+    for j in range(g1):
+        mbase[j] = l1[j, 0]
+        mtop[j] = l1[j, 1] - 1
+        idx[j] = l1[j, 2]
+    for i in range(WhT.shape[0]):
+        if (h_lo >> i) & 1:
+            for j in range(g1):
+                idx[j] -= WhT[i, j]
+    return mbase, mtop, idx, moffs
+
+
+@njit(cache=True, nogil=True)
+def _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs):
+    """Advance ``idx`` from h - 1 to h (only the bits of h ^ (h - 1) change; nothing at h_lo)
+    and set ``moffs[j]`` to the word offset of gate j's plane at h (module docstring, item 1)."""
+    g1 = WhT.shape[1]
+    if h > h_lo:
+        changed = h ^ (h - 1)
+        for i in range(WhT.shape[0]):
+            if (changed >> i) & 1:
+                if (h >> i) & 1:
+                    for j in range(g1):
+                        idx[j] -= WhT[i, j]
+                else:
+                    for j in range(g1):
+                        idx[j] += WhT[i, j]
+    for j in range(g1):
+        moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
+
+
+@njit(cache=True, nogil=True)
+def _bs_tables():
+    """(pw, pq): pw[z] has bit r set iff parity(r & z); pq[z, q] is all ones iff parity(q & z)."""
+    pw = np.empty(64, dtype=np.uint64)
+    pq = np.empty((64, NW), dtype=np.uint64)
+    for z in range(64):
+        pw[z] = _parity_word(z)
+        for q in range(NW):
+            pq[z, q] = ONES if _popcount(q & z) & 1 else np.uint64(0)
+    return pw, pq
+
+
+@njit(cache=True, nogil=True)
+def _bs_target(h, geom, params, table, pw, pq, tv, rm, st):
+    """Fill ``tv`` with the target's plane at h and ``rm`` with the lanes in [start, stop)
+    (geom[0:2]; all ones for a plane inside the range).  ``pw``, ``pq``: :func:`_bs_tables`.
+    ``st`` (two int64, zero at the start of a block) records that ``rm`` is all ones and that
+    ``tv`` holds the constant target, so those planes are not rewritten for every h."""
+    start = geom[0]
+    stop = geom[1]
+    kind = geom[2]
+    base = h << LB
+    lo = max(start - base, 0)
+    hi = min(stop - base, LANES)
+    if lo > 0 or hi < LANES:
+        for q in range(NW):
+            rm[q] = _range_word(ONES, q, lo, hi)
+        st[0] = 0
+    elif st[0] == 0:
+        for q in range(NW):
+            rm[q] = ONES
+        st[0] = 1
+    n_ip = params[0]
+    if kind == KIND_CONST:
+        if st[1] == 0:
+            fill = ONES if params[0] != 0 else np.uint64(0)
+            for q in range(NW):
+                tv[q] = fill
+            st[1] = 1
+    elif kind == KIND_IP and n_ip >= LB:
+        # here y = h >> (n - LB) for every word and x_hi = ((h mod 2^(n-LB)) << 6) | q, so
+        # word q = pw[y mod 64] ^ parity((h mod 2^(n-LB)) & (y >> 12)) ^ parity(q & (y >> 6))
+        y = (h >> (n_ip - LB)) & ((np.int64(1) << n_ip) - 1)
+        hb = _popcount((h & ((np.int64(1) << (n_ip - LB)) - 1)) & (y >> LB)) & 1
+        wc = pw[y & 63] ^ (ONES if hb else np.uint64(0))
+        row = pq[(y >> 6) & 63]
+        for q in range(NW):
+            tv[q] = wc ^ row[q]
+    elif kind == KIND_IP and n_ip >= 6:
+        # word q holds k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q; with n >= 6 the
+        # lane bits r are x's low 6 bits, so IP = parity(r & y_6) ^ parity(x_hi & (y >> 6))
+        ip_mask = (np.int64(1) << n_ip) - 1
+        ip_xmask = (np.int64(1) << (n_ip - 6)) - 1
+        for q in range(NW):
+            k6 = (h << (LB - 6)) + q
+            y = (k6 >> (n_ip - 6)) & ip_mask
+            x_hi = k6 & ip_xmask
+            tv[q] = pw[y & 63] ^ (ONES if _popcount(x_hi & (y >> 6)) & 1 else np.uint64(0))
+    elif kind == KIND_PARITY:
+        for q in range(NW):
+            k6 = (h << (LB - 6)) + q
+            tv[q] = pw[63] ^ (ONES if _popcount(k6) & 1 else np.uint64(0))
+    else:
+        for q in range(NW):
+            tv[q] = 0
+        for a in range(lo, hi):
+            if _target_bit(base + a, kind, params, table):
+                tv[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+
+
+@njit(cache=True, nogil=True)
+def _bs_account(h, buf, oo, geom, params, table, out, pw, pq, tv, rm, st):
+    """Use the output plane of h (``buf[oo:oo + NW]``): truth-table mode (geom[2] < 0) writes
+    it to ``out``; otherwise returns (number of lanes in [start, stop) where it differs from the
+    target, the smallest such index or -1).  ``tv``, ``rm``, ``st``: scratch for
+    :func:`_bs_target`."""
+    base = h << LB
+    if geom[2] < 0:
+        start = geom[0]
+        lo = max(start - base, 0)
+        hi = min(geom[1] - base, LANES)
+        off = base - start
+        for a in range(lo, hi):
+            out[off + a] = np.uint8((buf[oo + (a >> 6)] >> np.uint64(a & 63)) & np.uint64(1))
+        return np.int64(0), np.int64(-1)
+    _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
+    d = np.int64(0)
+    for q in range(NW):
+        d += _ctpop((buf[oo + q] ^ tv[q]) & rm[q])
+    f = np.int64(-1)
+    if d > 0:
+        for q in range(NW):
+            w = (buf[oo + q] ^ tv[q]) & rm[q]
+            if w != 0:
+                f = base + q * 64 + _ctz(w)
+                break
+    return d, f
+
+
+@njit(cache=True, nogil=True)
 def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h_hi):
     """The circuit on the planes of the high-block values h_lo <= h < h_hi, restricted to the cube
     indices [start, stop) = geom[0:2]; returns (count, first) of this block.
@@ -337,115 +475,92 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
     ``l1[j] = [moff_j, mlen_j, t_j - lo_j]`` for the layer-1 gates (complements included) and
     one last row for the zero plane: gate j's masks start at word moff_j, there are mlen_j of
     them, and its plane at h is mask clamp((t_j - lo_j) - H_j(h), 0, mlen_j - 1).
-    ``prog = [buffer words, output plane offset]``.
+    ``prog = [buffer words, output plane offset]``.  The compiled kernels of
+    ``circuits._bitsliced_codegen`` run the same loop with the program replaced by straight-line
+    code.
     """
-    start = geom[0]
-    stop = geom[1]
-    kind = geom[2]
-    g1 = WhT.shape[1]
-    H = WhT.shape[0]
+    mbase, mtop, idx, moffs = _bs_start(l1, WhT, h_lo)
+    pw, pq = _bs_tables()
     buf = np.zeros(prog[0], dtype=np.uint64)
-    oo = prog[1]
     tv = np.zeros(NW, dtype=np.uint64)
-    mbase = np.empty(g1, dtype=np.int64)
-    mtop = np.empty(g1, dtype=np.int64)
-    idx = np.empty(g1, dtype=np.int64)
-    moffs = np.empty(g1 + 1, dtype=np.int64)
+    rm = np.zeros(NW, dtype=np.uint64)
+    st = np.zeros(2, dtype=np.int64)
     o14 = np.empty(14, dtype=np.int64)
-    moffs[g1] = l1[g1, 0]                       # the zero plane
-    for j in range(g1):
-        mbase[j] = l1[j, 0]
-        mtop[j] = l1[j, 1] - 1
-        idx[j] = l1[j, 2]
-    for i in range(H):
-        if (h_lo >> i) & 1:
-            for j in range(g1):
-                idx[j] -= WhT[i, j]
-    pw = np.empty(64, dtype=np.uint64)          # pw[z]: bit r set iff parity(r & z)
-    pq = np.empty((64, NW), dtype=np.uint64)    # pq[z, q]: all ones iff parity(q & z)
-    for z in range(64):
-        pw[z] = _parity_word(z)
-        for q in range(NW):
-            pq[z, q] = ONES if _popcount(q & z) & 1 else np.uint64(0)
-    n_ip = params[0]
-    ip_fast = kind == KIND_IP and n_ip >= 6
-    ip_sh = n_ip - 6
-    ip_mask = (np.int64(1) << n_ip) - 1
-    ip_xmask = (np.int64(1) << max(n_ip - 6, 0)) - 1
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
-        if h > h_lo:
-            changed = h ^ (h - 1)
-            for i in range(H):
-                if (changed >> i) & 1:
-                    if (h >> i) & 1:
-                        for j in range(g1):
-                            idx[j] -= WhT[i, j]
-                    else:
-                        for j in range(g1):
-                            idx[j] += WhT[i, j]
-        for j in range(g1):
-            moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
+        _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs)
         _program(ops, sidx, masks, moffs, buf, o14)
-        base = h << LB
-        lo = max(start - base, 0)
-        hi = min(stop - base, LANES)
-        if kind < 0:
-            off = base - start
-            for a in range(lo, hi):
-                out[off + a] = np.uint8((buf[oo + (a >> 6)] >> np.uint64(a & 63)) & np.uint64(1))
-            continue
-        if kind == KIND_CONST:
-            fill = ONES if params[0] != 0 else np.uint64(0)
-            for q in range(NW):
-                tv[q] = fill
-        elif ip_fast and n_ip >= LB:
-            # here y = h >> (n - LB) for every word and x_hi = ((h mod 2^(n-LB)) << 6) | q, so
-            # word q = pw[y mod 64] ^ parity((h mod 2^(n-LB)) & (y >> 12)) ^ parity(q & (y >> 6))
-            y = (h >> (n_ip - LB)) & ip_mask
-            hb = _popcount((h & ((np.int64(1) << (n_ip - LB)) - 1)) & (y >> LB)) & 1
-            wc = pw[y & 63] ^ (ONES if hb else np.uint64(0))
-            row = pq[(y >> 6) & 63]
-            for q in range(NW):
-                tv[q] = wc ^ row[q]
-        elif ip_fast:
-            # word q holds k = 64 K6 + r, r < 64, K6 = (h << (LB - 6)) + q; with n >= 6 the
-            # lane bits r are x's low 6 bits, so IP = parity(r & y_6) ^ parity(x_hi & (y >> 6))
-            for q in range(NW):
-                k6 = (h << (LB - 6)) + q
-                y = (k6 >> ip_sh) & ip_mask
-                x_hi = k6 & ip_xmask
-                tv[q] = pw[y & 63] ^ (ONES if _popcount(x_hi & (y >> 6)) & 1 else np.uint64(0))
-        elif kind == KIND_PARITY:
-            for q in range(NW):
-                k6 = (h << (LB - 6)) + q
-                tv[q] = pw[63] ^ (ONES if _popcount(k6) & 1 else np.uint64(0))
-        else:
-            for q in range(NW):
-                tv[q] = 0
-            for a in range(lo, hi):
-                if _target_bit(base + a, kind, params, table):
-                    tv[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
-        full = lo == 0 and hi == LANES
-        d = np.int64(0)
-        if full:
-            for q in range(NW):
-                d += _ctpop(buf[oo + q] ^ tv[q])
-        else:
-            for q in range(NW):
-                d += _ctpop(_range_word(buf[oo + q] ^ tv[q], q, lo, hi))
-        if d > 0:
-            c += d
-            if f < 0:
-                for q in range(NW):
-                    w = buf[oo + q] ^ tv[q]
-                    if not full:
-                        w = _range_word(w, q, lo, hi)
-                    if w != 0:
-                        f = base + q * 64 + _ctz(w)
-                        break
+        d, fh = _bs_account(h, buf, prog[1], geom, params, table, out, pw, pq, tv, rm, st)
+        c += d
+        if f < 0:
+            f = fh
     return c, f
+
+
+# The compiled kernels of circuits._bitsliced_codegen: one generated function per circuit,
+# ``plane(masks, moffs, tv, rm, q_lo, q_hi)`` = number of lanes of words [q_lo, q_hi) where the
+# circuit's output differs from ``tv``, restricted to ``rm``; compiled with this signature, so
+# the driver below is compiled once (it receives the function as a first-class function).
+_RO_U64 = types.Array(types.uint64, 1, "C", readonly=True)
+_RO_I64_1 = types.Array(types.int64, 1, "C", readonly=True)
+_RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
+_RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
+PLANE_SIG = types.int64(_RO_U64, types.int64[::1], types.uint64[::1], types.uint64[::1],
+                        types.int64, types.int64)
+_FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, types.int64[::1],
+              _RO_I64_1, _RO_U8, types.int64, types.int64)
+
+
+@njit(cache=True, nogil=True)
+def _fused_block(plane, masks, l1, WhT, geom, params, table, h_lo, h_hi):
+    """:func:`_bs_block` (count mode) with the circuit's compiled ``plane`` function in place of
+    the interpreted program.  The first lane of a plane with a count: the first word with a
+    count, then bisection on that word's lanes (``rm`` restricted to [lo, mid), restored)."""
+    mbase, mtop, idx, moffs = _bs_start(l1, WhT, h_lo)
+    pw, pq = _bs_tables()
+    tv = np.zeros(NW, dtype=np.uint64)
+    rm = np.zeros(NW, dtype=np.uint64)
+    st = np.zeros(2, dtype=np.int64)
+    one = np.uint64(1)
+    q_all = np.int64(NW)
+    c = np.int64(0)
+    f = np.int64(-1)
+    for h in range(h_lo, h_hi):
+        _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs)
+        _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
+        d = plane(masks, moffs, tv, rm, c - c, q_all)
+        if d == 0:
+            continue
+        c += d
+        if f >= 0:
+            continue
+        for q in range(NW):
+            if plane(masks, moffs, tv, rm, np.int64(q), np.int64(q + 1)) > 0:
+                keep = rm[q]
+                lo = 0
+                hi = 64
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    rm[q] = keep & (((one << np.uint64(mid - lo)) - one) << np.uint64(lo))
+                    if plane(masks, moffs, tv, rm, np.int64(q), np.int64(q + 1)) > 0:
+                        hi = mid
+                    else:
+                        lo = mid
+                rm[q] = keep
+                f = (h << LB) + q * 64 + lo
+                break
+    return c, f
+
+
+def fused_block():
+    """:func:`_fused_block`, compiled for ``_FUSED_SIG`` (from numba's cache after the first
+    time) and closed to other signatures, so every generated plane function converts to the
+    one first-class function type instead of compiling a new driver."""
+    if not numba.config.DISABLE_JIT and not _fused_block.signatures:
+        _fused_block.compile(_FUSED_SIG)
+        _fused_block.disable_compile()
+    return _fused_block
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,7 +575,7 @@ class Plan:
     """Flat arrays for :func:`_bs_block` (picklable, no numba objects)."""
 
     __slots__ = ("masks", "l1", "WhT", "ops", "sidx", "prog", "n_inputs", "mask_bytes",
-                 "n_ops", "n_l1", "pending")
+                 "n_ops", "n_l1", "pending", "code")
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}
@@ -471,6 +586,15 @@ class Plan:
 
     def args(self):
         return self.masks, self.l1, self.WhT, self.ops, self.sidx, self.prog
+
+    def with_code(self, code):
+        """The same plan run by a compiled kernel (``code``: its generated source; None: the
+        interpreted program).  Arrays are shared, not copied."""
+        other = Plan()
+        for k in self.__slots__:
+            setattr(other, k, getattr(self, k))
+        other.code = code
+        return other
 
 
 def _readonly(a):
@@ -598,6 +722,58 @@ def _sum_columns(prog, inputs, K, zero_mask):
     return bits
 
 
+def netlist(circuit):
+    """The circuit as layer-1 planes and adder jobs, shared by the interpreted program
+    (:func:`build`) and the compiled one (``circuits._bitsliced_codegen``).
+
+    Returns ``(l1, layers, out)``: ``l1`` the :class:`_Layer1` planes (gates and complements
+    the next layer reads); ``layers[i]`` the jobs of layer i + 2, each ``(members, K, cols,
+    tps)``: the gates ``members`` share one weight row, S' = sum_b 2^b (planes of ``cols[b]``)
+    < 2^K, and gate ``members[m]`` is [S' >= tps[m]] (``tps[m]`` = 0: constant 1, -1: constant
+    0; module docstring, item 2).  A plane is ("m", layer-1 plane, gate) in layer 2 and ("g",
+    gate, complement) of the previous layer above (``gate``: the input's index in the row).  ``out`` is the output plane of a depth-1 circuit
+    (("m", plane)) and None otherwise (the output is gate 0 of the last layer).  Raises
+    :class:`NotApplicable` when a sum reaches 2^MAX_K.
+    """
+    layers = circuit.layers
+    first = layers[0]
+    l1 = _Layer1(first.weights.tolist(), [int(t) for t in first.thresholds.tolist()])
+    if len(layers) == 1:
+        return l1, [], ("m", l1.plane(0, False))
+    jobs = []
+    for li in range(1, len(layers)):
+        layer = layers[li]
+        rows = [[int(v) for v in row] for row in layer.weights.tolist()]
+        thr = [int(t) for t in layer.thresholds.tolist()]
+        groups = {}
+        for g, row in enumerate(rows):
+            groups.setdefault(tuple(row), []).append(g)
+        layer_jobs = []
+        for row, members in groups.items():
+            tot = sum(abs(v) for v in row)
+            neg = sum(-v for v in row if v < 0)
+            K = max(1, tot.bit_length())
+            if K > MAX_K:
+                raise NotApplicable(f"layer {li + 1} has a gate with sum |w| = {tot} >= "
+                                    f"2^{MAX_K}")
+            cols = [[] for _ in range(K)]
+            for i, v in enumerate(row):
+                m, b = abs(v), 0
+                while m:
+                    if m & 1:
+                        cols[b].append(("m", l1.plane(i, v < 0), i) if li == 1
+                                       else ("g", i, v < 0))
+                    m >>= 1
+                    b += 1
+            tps = []
+            for g in members:
+                tp = thr[g] + neg
+                tps.append(0 if tp <= 0 else -1 if tp >= (1 << K) else tp)
+            layer_jobs.append((members, K, cols, tps))
+        jobs.append(layer_jobs)
+    return l1, jobs, None
+
+
 def build(circuit):
     """The :class:`Plan` of a layered circuit, without its mask table (see :func:`finish`).
 
@@ -606,59 +782,30 @@ def build(circuit):
     """
     N = circuit.n_inputs
     L1 = min(N, LB)
-    layers = circuit.layers
-    first = layers[0]
-    l1 = _Layer1(first.weights.tolist(), [int(t) for t in first.thresholds.tolist()])
+    l1, jobs, out_ref = netlist(circuit)
     prog = _Program()
-    if len(layers) == 1:
-        g = l1.plane(0, False)
+    if out_ref is not None:
         out = prog.alloc(1)
-        prog.emit(OP_MASK, out, g)
-        planes = None
+        prog.emit(OP_MASK, out, out_ref[1])
     else:
         planes = None       # planes of the previous layer (layers >= 3): {(gate, complement): off}
-        for li in range(1, len(layers)):
-            layer = layers[li]
-            rows = [[int(v) for v in row] for row in layer.weights.tolist()]
-            thr = [int(t) for t in layer.thresholds.tolist()]
-            used_neg = {i for row in rows for i, v in enumerate(row) if v < 0}
+        for layer_jobs in jobs:
             if planes is not None:      # NOT planes for inputs read with a negative weight
-                for i in sorted(used_neg):
+                used_neg = sorted({x[1] for _, _, cols, _ in layer_jobs for col in cols
+                                   for x in col if x[2]})
+                for i in used_neg:
                     o = prog.alloc(1)
                     prog.emit(OP_NOT, o, planes[(i, False)])
                     planes[(i, True)] = o
             new = {}
-            groups = {}
-            for g, row in enumerate(rows):
-                groups.setdefault(tuple(row), []).append(g)
-            for row, members in groups.items():
-                tot = sum(abs(v) for v in row)
-                neg = sum(-v for v in row if v < 0)
-                K = max(1, tot.bit_length())
-                if K > MAX_K:
-                    raise NotApplicable(f"layer {li + 1} has a gate with sum |w| = {tot} >= "
-                                        f"2^{MAX_K}")
-                cols = [[] for _ in range(K)]
-                for i, v in enumerate(row):
-                    m, b = abs(v), 0
-                    while m:
-                        if m & 1:
-                            if planes is None:
-                                cols[b].append(("m", l1.plane(i, v < 0)))
-                            else:
-                                cols[b].append(("b", planes[(i, v < 0)]))
-                        m >>= 1
-                        b += 1
+            for members, K, cols, tps in layer_jobs:
+                refs = [[("m", x[1]) if x[0] == "m" else ("b", planes[(x[1], x[2])])
+                         for x in col] for col in cols]
                 # the zero mask plane is referenced as gate index -1 and fixed below
-                bits = _sum_columns(prog, cols, K, -1)
+                bits = _sum_columns(prog, refs, K, -1)
                 s0 = len(prog.sidx)
                 prog.sidx.extend(bits)
-                for g in members:
-                    tp = thr[g] + neg
-                    if tp <= 0:
-                        tp = 0              # constant 1
-                    elif tp >= (1 << K):
-                        tp = -1             # constant 0 (S' <= tot < 2^K)
+                for g, tp in zip(members, tps):
                     o = prog.alloc(1)
                     prog.emit(OP_CMP, o, tp, K, s0)
                     new[(g, False)] = o
@@ -685,6 +832,7 @@ def build(circuit):
             WhT[:, j] = row[LB:]
     n_masks = sum(mlen) + 1
     plan = Plan()
+    plan.code = None
     plan.mask_bytes = n_masks * NW * 8
     plan.n_l1 = g1
     moff = np.zeros(g1, dtype=np.int64)

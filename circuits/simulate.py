@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _kernels, _kernels_bitsliced as _bits
+from circuits import _bitsliced_codegen as _codegen, _kernels, _kernels_bitsliced as _bits
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
@@ -167,7 +167,7 @@ def _rows(wflat, tflat, sizes, bits, idx, out):
 # Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
 # ---------------------------------------------------------------------------------------------
 
-KERNELS = ("auto", "bitsliced", "lowhigh")
+KERNELS = ("auto", "fused", "bitsliced", "lowhigh")
 _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
 # Bit-sliced slices below this many plane-op words (about 5 ms of one core) run serially: below
 # that, starting a thread pool per slice and waiting for a descheduled straggler cost more than
@@ -184,8 +184,10 @@ class KernelPlan:
     Attributes
     ----------
     kernel : str
-        ``"bitsliced"`` (4096 points per pass as bit planes, small weights) or ``"lowhigh"``
-        (integer partial sums over a low/high split of the bits, any weights).
+        ``"fused"`` (bit-sliced, with the circuit's adder tree compiled into one loop),
+        ``"bitsliced"`` (4096 points per pass as bit planes, small weights; the adder program
+        interpreted op by op) or ``"lowhigh"`` (integer partial sums over a low/high split of
+        the bits, any weights).
     reason : str
         One sentence: the figures that decided.
     mask_bytes : int
@@ -193,12 +195,15 @@ class KernelPlan:
     plane_ops : int
         Plane operations of the bit-sliced program per 4096 points, in 7:3-compressor units (a
         15:4 compressor counts 2; 0 if not applicable).
+    adder_inputs : int
+        Full-adder inputs of the compiled (``"fused"``) kernel per word (0 if not applicable).
     """
 
     kernel: str
     reason: str
     mask_bytes: int = 0
     plane_ops: int = 0
+    adder_inputs: int = 0
 
 
 # Cost model of the automatic choice, in single-core nanoseconds (constants measured with
@@ -211,8 +216,12 @@ _NS_MASK_BYTE = 3.0
 _NS_OP_L2, _NS_OP_L3 = 110.0, 200.0
 _NS_GATE_LOOKUP = 20.0
 _L2_BYTES = 1 << 21
+# Compiled (fused) kernel: per plane of 4096 points and per adder input (about one full adder
+# of 64 words), and the one-off compile unless the kernel is cached (_codegen).
+_NS_FUSED_INPUT = 9.0
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
+_FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
 
 
 def _estimates(c: ThresholdCircuit, plan) -> tuple:
@@ -249,58 +258,89 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
                    f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
                    f"bits take too many values: weights too large)")
     if why_not is not None:
-        if kernel == "bitsliced":
-            raise InvalidCircuitError(f"kernel='bitsliced' does not apply: {why_not}; use "
+        if kernel in ("bitsliced", "fused"):
+            raise InvalidCircuitError(f"kernel={kernel!r} does not apply: {why_not}; use "
                                       f"kernel='auto' or 'lowhigh'")
         return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
                 _circuit_kernel_args(c))
     est_bits, est_low = _estimates(c, plan)
-    figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops per "
-               f"{_bits.LANES} points; estimated {est_bits / 1e6:.3g} ms bit-sliced vs "
+    inputs = _codegen.input_planes(c)
+    n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
+    est_fused = (_NS_MASK_BYTE * plan.mask_bytes
+                 + n_planes * (inputs * _NS_FUSED_INPUT + _NS_GATE_LOOKUP * plan.n_l1))
+    key = _codegen.circuit_key(c)
+    cached = _codegen.is_available(key)
+    compile_ns = 0.0 if cached else _codegen.compile_seconds_estimate(inputs) * 1e9
+    figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
+               f"{inputs} compiled adder inputs per {_bits.LANES} points; estimated "
+               f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
+               f"(+ {'0 s: cached' if cached else f'{compile_ns / 1e9:.2g} s to compile'}), "
                f"{est_low / 1e6:.3g} ms low/high on one core")
-    if kernel == "bitsliced":
-        reason = "requested with kernel='bitsliced'; " + figures
-    elif est_bits < est_low:
+    fused = kernel == "fused"
+    if kernel in ("bitsliced", "fused"):
+        reason = f"requested with kernel={kernel!r}; " + figures
+    elif min(est_bits, est_fused + compile_ns) < est_low:
+        fused = est_fused + compile_ns < est_bits
         reason = figures
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
-                           plan.mask_bytes, plan.n_ops), _circuit_kernel_args(c))
+                           plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
+    if fused and inputs > _codegen.MAX_INPUTS:
+        if kernel == "fused":
+            raise InvalidCircuitError(f"kernel='fused' does not apply: {inputs} adder inputs > "
+                                      f"{_codegen.MAX_INPUTS} (compile time); use "
+                                      f"kernel='bitsliced'")
+        fused = False
     if finish and plan.masks is None:
         plan = _bits.finish(plan)
         _PLANS[c] = plan
-    return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops), plan
+    if fused:
+        if finish:
+            if c not in _FUSED:
+                _FUSED[c] = plan.with_code((key, _codegen.source(c)))
+            plan = _FUSED[c]
+        return KernelPlan("fused", reason, plan.mask_bytes, plan.n_ops, inputs), plan
+    return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     """Which exhaustive kernel a circuit runs on, and why.
 
-    The choice is automatic and exact either way (both kernels give identical counts, first
-    counterexamples and truth tables).  The bit-sliced kernel applies when each layer-1 gate's
+    The choice is automatic and exact either way (every kernel gives identical counts, first
+    counterexamples and truth tables).  The bit-sliced kernels apply when each layer-1 gate's
     partial sum over the low 12 input bits takes few enough values that its threshold masks fit
     in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
-    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Where both
-    apply, a cost model (mask-table build plus plane operations against points times gates,
-    constants measured by ``benchmarks/bench_bitsliced.py``) picks the faster one, so small
-    cubes stay on the low/high kernel.  The mask table of a circuit object is built once and
-    reused by later calls.
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the two
+    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane
+    and ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
+    one-off compile of one to a few seconds per circuit, kept in an on-disk cache: see
+    ``circuits._bitsliced_codegen``).  A cost model (mask-table build, plane operations or
+    adder inputs per 4096 points, the compile unless cached, against points times gates for
+    the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
+    ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
+    kernel and a circuit is compiled only when its cube is large enough to repay it or its
+    compiled kernel is already cached.  The mask table of a circuit object is built once and
+    reused by later calls.  Truth tables always use the interpreted planes (a table is bound by
+    writing its 2^N bytes).
 
     Parameters
     ----------
     circuit : ThresholdCircuit
-    kernel : {"auto", "bitsliced", "lowhigh"}
-        ``"auto"`` (the default) decides; the others force a kernel (``"bitsliced"`` raises
-        :class:`~circuits.utils.errors.InvalidCircuitError` where it does not apply).
+    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
+        ``"auto"`` (the default) decides; the others force a kernel (``"fused"`` and
+        ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError` where they do
+        not apply).
 
     Returns
     -------
     KernelPlan
-        ``.kernel`` and ``.reason`` (plus the mask-table size and an operation estimate).
+        ``.kernel`` and ``.reason`` (plus the mask-table size and operation counts).
 
     Examples
     --------
     >>> from circuits.constructions import ip_depth3
-    >>> kernel_plan(ip_depth3(16)).kernel           # 2^32 points, weights 1
-    'bitsliced'
+    >>> kernel_plan(ip_depth3(16)).kernel           # 2^32 points, weights 1: worth compiling
+    'fused'
     >>> kernel_plan(ip_depth3(4)).kernel            # 256 points: not worth building masks
     'lowhigh'
     >>> from circuits.threshold import ThresholdCircuit
@@ -311,7 +351,7 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     return _plan_of(c, kernel, finish=False)[0]
 
 
-def _bits_threads(args, h_lo: int, h_hi: int):
+def _bits_threads(block, args, h_lo: int, h_hi: int):
     """``_bs_block`` over [h_lo, h_hi) on ``numba.get_num_threads()`` Python threads.
 
     The block kernel releases the GIL (``nogil``), so threads run it in parallel; they take
@@ -338,7 +378,7 @@ def _bits_threads(args, h_lo: int, h_hi: int):
                 b = next(bounds, None)
             if b is None:
                 return count, first
-            c, f = _bits._bs_block(*args, b[0], b[1])
+            c, f = block(*args, b[0], b[1])
             count += int(c)
             if f >= 0 and (first < 0 or f < first):
                 first = int(f)
@@ -362,11 +402,16 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
-    args = plan.args() + (geom, params, table, out)
+    if plan.code is None or kind < 0:      # truth tables: the interpreted program writes planes
+        block = _bits._bs_block
+        args = plan.args() + (geom, params, table, out)
+    else:
+        block = _bits.fused_block()
+        args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, geom, params, table)
     if work < _SERIAL_BITS_WORK:
-        count, first = _bits._bs_block(*args, h_lo, h_hi)  # type: ignore[call-arg]
+        count, first = block(*args, h_lo, h_hi)  # type: ignore[call-arg]
         return int(count), int(first)
-    return _bits_threads(args, h_lo, h_hi)
+    return _bits_threads(block, args, h_lo, h_hi)
 
 
 def _disagree_chunk(packed, spec, start: int, stop: int):
@@ -426,7 +471,7 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     timeout : float or None
         Dask only: seconds without any worker or scheduler before giving up
         (:class:`~circuits.utils.errors.ClusterLostError`).
-    kernel : {"auto", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
         Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
         Either way the cube is walked in slices, so Ctrl-C raises ``KeyboardInterrupt`` within
         about 0.2 s.
@@ -473,7 +518,7 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
         Limit on the estimated run time, as in :func:`count_disagreements`.
     timeout : float or None
         Dask only, as in :func:`count_disagreements`.
-    kernel : {"auto", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
         Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples
@@ -526,7 +571,7 @@ def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
         Show a progress bar over points, with an ETA.
     max_seconds : float or None
         Limit on the estimated run time, as in :func:`count_disagreements`.
-    kernel : {"auto", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
         Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples

@@ -1,0 +1,342 @@
+"""Per-circuit compiled bit-sliced kernels (private; ``kernel="fused"``).
+
+The interpreted kernel (``circuits._kernels_bitsliced._bs_block``) runs a circuit's adder program
+op by op over whole 64-word planes: every compressor loads its inputs from, and stores its sums
+and carries to, a scratch buffer.  Here the same circuit (the same :func:`netlist`) becomes
+straight-line Python source, one statement per bitwise operation on one word, inside one loop
+over the NW words of a plane.  numba compiles it once per circuit; LLVM vectorises the loop, so
+the carry-save sums stay in vector registers and each layer-1 plane word is loaded once.  Per
+4096 points the work is then about one full adder per input plane (a circuit with P input
+planes needs P - K full adders to reduce them to K bits), with no buffer traffic: on the
+benchmark machine 2.0-2.8x less time than the interpreted program (benchmarks/bench_bitsliced.py).
+
+Exactness is the interpreted kernel's argument (``_kernels_bitsliced`` module docstring, items
+1-3) with a different order of the same full adders: each full adder maps three planes of weight
+2^b to a sum plane of weight 2^b and a carry plane of weight 2^(b+1) with x + y + z = s + 2c in
+every lane (a half adder x + y = s + 2c likewise), so the weighted sum of the pending planes is
+invariant and equals S'.  Column b is finished after all inputs and all carries into it have
+been reduced to at most one plane, which is then bit b of S' (none: 0), because columns are
+finished from b = 0 upwards and later steps only add weight >= 2^(b+1).  Carries into columns
+>= K are zero (S' < 2^K) and are dropped.  The comparison S' >= T' is the interpreted kernel's
+bitwise one, with constant bits folded by the generator (Python ints, exact).
+
+Source files live in a cache directory (``$DEPTHSEP_CACHE_DIR``, else
+``$XDG_CACHE_HOME/depthsep`` or ``~/.cache/depthsep``; subdirectory ``kernels``), named by a
+hash of the source, of ``_kernels_bitsliced.py`` (whose helpers they call) and of the numba
+version, and written atomically; numba's own cache then makes a later process load the machine
+code instead of compiling it (a cold compile takes about a second for W1: see
+:func:`compile_seconds_estimate`).  At most ``MAX_FILES`` kernels are kept (oldest removed).
+Compilation runs in a thread with a large stack: LLVM recurses over long straight-line code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from circuits import _kernels_bitsliced as _bits
+
+MAX_INPUTS = 20_000         # adder inputs; beyond, the interpreted program runs (compile time)
+MAX_FILES = 256             # generated kernels kept in the cache directory
+_STACK_BYTES = 512 << 20    # stack of the compiling thread (virtual; pages used on demand)
+_VERSION = "1"              # bump when the generated code's shape changes
+
+_LOADED: dict = {}          # key -> compiled plane function (this process)
+_LOCK = threading.Lock()
+
+
+class _Emitter:
+    """Straight-line code for one word of the output plane (statements on uint64 scalars)."""
+
+    def __init__(self):
+        self.lines = []
+        self.n = 0
+        self.loaded = set()
+
+    def fresh(self):
+        self.n += 1
+        return f"t{self.n}"
+
+    def load(self, plane):
+        """The variable of layer-1 plane ``plane``, loaded just before its first use."""
+        name = f"m{plane}"
+        if plane not in self.loaded:
+            self.loaded.add(plane)
+            self.lines.append(f"{name} = masks[o{plane} + v]")
+        return name
+
+    def full_adder(self, x, y, z):
+        s, c = self.fresh(), self.fresh()
+        self.lines.append(f"{s} = {x} ^ {y} ^ {z}")
+        self.lines.append(f"{c} = (({x} ^ {z}) & ({y} ^ {z})) ^ {z}")
+        return s, c
+
+    def half_adder(self, x, y):
+        s, c = self.fresh(), self.fresh()
+        self.lines.append(f"{s} = {x} ^ {y}")
+        self.lines.append(f"{c} = {x} & {y}")
+        return s, c
+
+
+def _sum_bits(em, entries, K):
+    """Bits of S' = sum of 2^b * plane over ``entries`` [(b, variable-producing thunk)] in
+    arrival order, by streaming carry-save counters: at most two pending planes per column, a
+    third triggers a full adder (sum stays, carry moves up).  Returns K names (None: bit 0)."""
+    pend = [[] for _ in range(K)]
+
+    def add(b, x):
+        if b >= K:                       # S' < 2^K: a carry into column K is zero
+            return
+        pend[b].append(x)
+        if len(pend[b]) == 3:
+            s, c = em.full_adder(*pend[b])
+            pend[b] = [s]
+            add(b + 1, c)
+
+    for b, thunk in entries:
+        add(b, thunk())
+    bits = []
+    for b in range(K):
+        if len(pend[b]) == 2:
+            s, c = em.half_adder(*pend[b])
+            pend[b] = [s]
+            add(b + 1, c)
+        bits.append(pend[b][0] if pend[b] else None)
+    return bits
+
+
+def _compare(em, bits, K, tp):
+    """Name of the plane [S' >= tp] (tp = 0: constant 1, -1: constant 0); constants folded."""
+    if tp == 0:
+        return "ONES"
+    if tp < 0:
+        return "ZERO"
+    r = "ONES"
+    for b in range(K):
+        x = bits[b]
+        if (tp >> b) & 1:                # r_b = S'_b & r_{b-1}
+            if x is None or r == "ZERO":
+                r = "ZERO"
+            elif r == "ONES":
+                r = x
+            else:
+                r2 = em.fresh()
+                em.lines.append(f"{r2} = {x} & {r}")
+                r = r2
+        else:                            # r_b = S'_b | r_{b-1}
+            if x is None or r == "ONES":
+                continue
+            if r == "ZERO":
+                r = x
+            else:
+                r2 = em.fresh()
+                em.lines.append(f"{r2} = {x} | {r}")
+                r = r2
+    return r
+
+
+def _plane_code(l1, jobs, out_ref):
+    """(statements of the word loop, layer-1 planes read, name of the output word)."""
+    em = _Emitter()
+    if out_ref is not None:
+        return em.lines, [out_ref[1]], em.load(out_ref[1])
+    prev = {}                            # (gate, complement) -> name, previous layer
+    for layer_jobs in jobs:
+        new = {}
+        for members, K, cols, tps in layer_jobs:
+            entries = []
+            for b, col in enumerate(cols):
+                for x in col:
+                    if x[0] == "m":
+                        entries.append((x[2], b, lambda p=x[1]: em.load(p)))
+                    else:
+                        entries.append((x[1], b, lambda g=x[1], neg=x[2]: _gate(em, prev, g, neg)))
+            entries.sort(key=lambda e: (e[0], e[1]))    # input by input, low bit first
+            bits = _sum_bits(em, [(b, th) for _, b, th in entries], K)
+            for g, tp in zip(members, tps):
+                new[(g, False)] = _compare(em, bits, K, tp)
+        prev = new
+    return em.lines, sorted(em.loaded), prev[(0, False)]
+
+
+def _gate(em, prev, g, neg):
+    """A previous-layer plane, complemented (``~``) when read with a negative weight."""
+    if not neg:
+        return prev[(g, False)]
+    if (g, True) not in prev:
+        x = prev[(g, False)]
+        if x in ("ONES", "ZERO"):
+            prev[(g, True)] = "ZERO" if x == "ONES" else "ONES"
+        else:
+            name = em.fresh()
+            em.lines.append(f"{name} = ~{x}")
+            prev[(g, True)] = name
+    return prev[(g, True)]
+
+
+_HEADER = '''\
+"""Generated by circuits._bitsliced_codegen for one circuit (do not edit; safe to delete)."""
+import numpy as np
+from numba import njit
+
+from circuits._kernels_bitsliced import NW, PLANE_SIG, _ctpop
+
+ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+ZERO = np.uint64(0)
+
+
+@njit(PLANE_SIG, cache=True, nogil=True)
+def plane(masks, moffs, tv, rm, q_lo, q_hi):
+    """Lanes of words [q_lo, q_hi) where the output differs from tv, restricted to rm."""
+'''
+
+
+def source(circuit):
+    """Python source of the compiled kernel of ``circuit``.  Raises
+    :class:`_bits.NotApplicable` like :func:`_bits.build`."""
+    l1, jobs, out_ref = _bits.netlist(circuit)
+    lines, planes, out = _plane_code(l1, jobs, out_ref)
+    body = [f"    o{p} = np.uint64(moffs[{p}])" for p in planes]
+    body.append("    d = np.int64(0)")
+    body.append("    for q in range(q_lo, q_hi):")
+    body.append("        v = np.uint64(q)")
+    body += ["        " + line for line in lines]
+    body.append(f"        d += _ctpop(({out} ^ tv[q]) & rm[q])")
+    body.append("    return d")
+    return _HEADER + "\n".join(body) + "\n"
+
+
+def compile_seconds_estimate(n_inputs: int) -> float:
+    """Cold compile time (code generation, numba typing, LLVM) of a kernel with ``n_inputs``
+    adder inputs on the benchmark machine: about 0.2 s + 15 ms per input (measured by
+    benchmarks/bench_fused.py: W1, 95 inputs, and W2, 380)."""
+    return 0.2 + 0.015 * n_inputs
+
+
+def cache_dir() -> Path:
+    """Directory of the generated kernel sources (see the module docstring)."""
+    root = os.environ.get("DEPTHSEP_CACHE_DIR")
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(xdg, "depthsep")
+    return Path(root) / "kernels"
+
+
+def circuit_key(circuit) -> str:
+    """Identity of a circuit's compiled kernel: a hash of its weights and thresholds, of
+    ``_kernels_bitsliced.py`` and this module (the code they generate and call), and of the
+    numba version.  The generated file is ``_depthsep_fused_<key>.py``."""
+    h = hashlib.sha256()
+    for layer in circuit.layers:
+        for a in (layer.weights, layer.thresholds):
+            a = np.ascontiguousarray(a, dtype=np.int64)
+            h.update(repr(a.shape).encode())
+            h.update(a.tobytes())
+    h.update(_code_version().encode())
+    return h.hexdigest()[:24]
+
+
+_CODE_VERSION: list = []
+
+
+def _code_version() -> str:
+    """Hash of the code a generated kernel depends on (read once per process)."""
+    if not _CODE_VERSION:
+        h = hashlib.sha256(Path(_bits.__file__).read_bytes())
+        h.update(Path(__file__).read_bytes())
+        h.update(f"{_bits.LB} {numba.__version__}".encode())
+        _CODE_VERSION.append(h.hexdigest())
+    return _CODE_VERSION[0]
+
+
+def input_planes(circuit) -> int:
+    """Adder inputs of the compiled kernel (sum of popcount |v| over the distinct weight rows of
+    layers >= 2): its size in full adders, known without generating it."""
+    total = 0
+    for layer in circuit.layers[1:]:
+        rows = {tuple(int(v) for v in row) for row in layer.weights.tolist()}
+        total += sum(bin(abs(v)).count("1") for row in rows for v in row)
+    return total
+
+
+def is_available(key: str) -> bool:
+    """True when the kernel is compiled in this process or its source is in the cache
+    directory (numba's cache then usually holds the machine code too)."""
+    return key in _LOADED or (cache_dir() / f"_depthsep_fused_{key}.py").exists()
+
+
+def _prune(directory: Path) -> None:
+    files = sorted(directory.glob("_depthsep_fused_*.py"), key=lambda p: p.stat().st_mtime)
+    for p in files[:max(0, len(files) - MAX_FILES)]:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+
+
+def _write(directory: Path, name: str, src: str) -> Path:
+    from circuits.utils.files import write_bytes_atomic
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.py"
+    if not path.exists() or path.read_text() != src:
+        write_bytes_atomic(path, src.encode())
+        _prune(directory)
+    else:
+        os.utime(path)                   # recently used: pruned last
+    return path
+
+
+def _import(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _in_big_stack(fn):
+    """Run ``fn()`` in a thread with a ``_STACK_BYTES`` stack and return (or raise) its result."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:     # re-raised in the caller
+            box["error"] = exc
+
+    with _LOCK:
+        old = threading.stack_size()
+        threading.stack_size(_STACK_BYTES)
+        try:
+            t = threading.Thread(target=run, name="depthsep-compile")
+            t.start()
+        finally:
+            threading.stack_size(old)
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def load(key: str, src: str):
+    """The compiled ``plane`` function of a generated source (written, then imported in a
+    big-stack thread: its explicit signature compiles it at import, or loads numba's cache)."""
+    fn = _LOADED.get(key)
+    if fn is not None:
+        return fn
+    name = f"_depthsep_fused_{key}"
+    try:
+        path = _write(cache_dir(), name, src)
+    except OSError:                      # read-only home: a private temporary directory
+        import tempfile
+        path = _write(Path(tempfile.mkdtemp(prefix="depthsep-kernels-")), name, src)
+    fn = _in_big_stack(lambda: _import(path, name).plane)
+    _LOADED[key] = fn
+    return fn
