@@ -213,11 +213,15 @@ def source(circuit):
     return _HEADER + "\n".join(body) + "\n"
 
 
+#: Seconds to load a compiled kernel from the cache into a new process (numba's cache).
+LOAD_SECONDS = 0.2
+
+
 def compile_seconds_estimate(n_inputs: int) -> float:
     """Cold compile time (code generation, numba typing, LLVM) of a kernel with ``n_inputs``
-    adder inputs on the benchmark machine: about 0.2 s + 15 ms per input (measured by
-    benchmarks/bench_fused.py: W1, 95 inputs, and W2, 380)."""
-    return 0.2 + 0.015 * n_inputs
+    adder inputs on the benchmark machine: about 0.8 s + 13 ms per input (first calls measured
+    by benchmarks/bench_fused.py: IP_16, 32 inputs, 1.2 s; W1, 95, 2.1 s; W2, 380, 6.2 s)."""
+    return 0.8 + 0.013 * n_inputs
 
 
 def cache_dir() -> Path:
@@ -266,10 +270,17 @@ def input_planes(circuit) -> int:
     return total
 
 
+def state(key: str) -> str:
+    """"loaded" (compiled in this process), "cached" (its source is in the cache directory, and
+    numba's cache then usually holds the machine code) or "absent"."""
+    if key in _LOADED:
+        return "loaded"
+    return "cached" if (cache_dir() / f"_depthsep_fused_{key}.py").exists() else "absent"
+
+
 def is_available(key: str) -> bool:
-    """True when the kernel is compiled in this process or its source is in the cache
-    directory (numba's cache then usually holds the machine code too)."""
-    return key in _LOADED or (cache_dir() / f"_depthsep_fused_{key}.py").exists()
+    """True when the kernel is loaded in this process or cached on disk."""
+    return state(key) != "absent"
 
 
 def _prune(directory: Path) -> None:

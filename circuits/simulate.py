@@ -206,19 +206,19 @@ class KernelPlan:
     adder_inputs: int = 0
 
 
-# Cost model of the automatic choice, in single-core nanoseconds (constants measured with
-# benchmarks/bench_bitsliced.py; only their ratio matters, and a wrong guess costs time, never
-# exactness).  Low/high kernel: per point and per work unit (layer-1 gates plus the wires of
-# layers >= 2).  Bit-sliced: building the mask table (per byte), then per plane of 4096 points
-# the program's ops (slower once the mask table leaves a 1 MiB L2 cache) and the layer-1 look-ups.
-_NS_LOWHIGH_UNIT = 0.04
-_NS_MASK_BYTE = 3.0
-_NS_OP_L2, _NS_OP_L3 = 110.0, 200.0
-_NS_GATE_LOOKUP = 20.0
+# Cost model of the automatic choice, in single-core nanoseconds (constants fitted to one-thread
+# timings of W1, W2, W3 and IP_16 by benchmarks/bench_fused.py and bench_bitsliced.py; a wrong
+# guess costs time, never exactness).  Low/high kernel: per point and per work unit (layer-1
+# gates plus the wires of layers >= 2).  Bit-sliced: building the mask table (per byte), then per
+# plane of 4096 points the interpreted program's ops (7:3 units) or the compiled kernel's adder
+# inputs, each slower once the mask table exceeds 2 MiB (W2: its loads wait on L3), plus the
+# layer-1 look-ups.  The compiled kernel adds its one-off compile (or a load from the cache).
+_NS_LOWHIGH_UNIT = 0.015
+_NS_MASK_BYTE = 0.8
+_NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
+_NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
+_NS_GATE_LOOKUP = 5.0
 _L2_BYTES = 1 << 21
-# Compiled (fused) kernel: per plane of 4096 points and per adder input (about one full adder
-# of 64 words), and the one-off compile unless the kernel is cached (_codegen).
-_NS_FUSED_INPUT = 9.0
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
 _FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
@@ -266,16 +266,21 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     est_bits, est_low = _estimates(c, plan)
     inputs = _codegen.input_planes(c)
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
+    per_input = _NS_FUSED_L2 if plan.mask_bytes <= _L2_BYTES else _NS_FUSED_L3
     est_fused = (_NS_MASK_BYTE * plan.mask_bytes
-                 + n_planes * (inputs * _NS_FUSED_INPUT + _NS_GATE_LOOKUP * plan.n_l1))
+                 + n_planes * (inputs * per_input + _NS_GATE_LOOKUP * plan.n_l1))
     key = _codegen.circuit_key(c)
-    cached = _codegen.is_available(key)
-    compile_ns = 0.0 if cached else _codegen.compile_seconds_estimate(inputs) * 1e9
+    state = _codegen.state(key)
+    setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
+             "absent": _codegen.compile_seconds_estimate(inputs)}[state]
+    compile_ns = setup * 1e9
+    setup_txt = {"loaded": "compiled in this process",
+                 "cached": f"~{setup:.2g} s to load from the kernel cache",
+                 "absent": f"~{setup:.2g} s to compile"}[state]
     figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
                f"{inputs} compiled adder inputs per {_bits.LANES} points; estimated "
                f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
-               f"(+ {'0 s: cached' if cached else f'{compile_ns / 1e9:.2g} s to compile'}), "
-               f"{est_low / 1e6:.3g} ms low/high on one core")
+               f"({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
     fused = kernel == "fused"
     if kernel in ("bitsliced", "fused"):
         reason = f"requested with kernel={kernel!r}; " + figures
@@ -339,7 +344,7 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     Examples
     --------
     >>> from circuits.constructions import ip_depth3
-    >>> kernel_plan(ip_depth3(16)).kernel           # 2^32 points, weights 1: worth compiling
+    >>> kernel_plan(ip_depth3(18)).kernel           # 2^36 points, weights 1: worth compiling
     'fused'
     >>> kernel_plan(ip_depth3(4)).kernel            # 256 points: not worth building masks
     'lowhigh'
@@ -437,11 +442,16 @@ def _run(fn, n_points: int, *, executor=None, client=None, chunk_bits=None, prog
 
 
 class _ChunkFn:
-    """Picklable closure: ``fn(start, stop) -> (count, first)`` for executors and Dask."""
+    """Picklable closure: ``fn(start, stop) -> (count, first)`` for executors and Dask.
+
+    ``first_slice``: the bit-sliced kernels work in planes of 4096 points and run a plane in
+    microseconds, so a run starts with 64 planes rather than the runner's default 1024 points
+    (fewer calls on a cube of a few milliseconds; Ctrl-C stays within a slice)."""
 
     def __init__(self, packed, spec):
         self.packed = packed
         self.spec = spec
+        self.first_slice = 64 * _bits.LANES if isinstance(packed, _bits.Plan) else None
 
     def __call__(self, start, stop):
         return _disagree_chunk(self.packed, self.spec, start, stop)

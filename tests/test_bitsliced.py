@@ -234,7 +234,7 @@ def test_kernel_plan_says_which_and_why(tmp_path, monkeypatch):
         c.count_ones(small, kernel="fast")
     huge_top = ThresholdCircuit.depth2([[1, 0], [0, 1]], [1, 1], [2**62, 1], 1)
     assert c.kernel_plan(huge_top).kernel == "lowhigh"
-    assert c.kernel_plan(c.ip_depth3(16)).kernel == "fused"     # 2^32 points pay a compile
+    assert c.kernel_plan(c.ip_depth3(18)).kernel == "fused"     # 2^36 points pay a compile
 
 
 @needs_jit

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import circuits as c
+from circuits import simulate
 from circuits.utils import parallel, slicing
 from circuits.utils.errors import DepthsepError, RunTooLongError
 from circuits.utils.parallel import format_seconds, resolve_max_seconds, run_chunks
@@ -174,6 +175,37 @@ def test_slices_tile_the_range_and_grow_towards_the_target_time():
     assert all(calls[i][1] == calls[i + 1][0] for i in range(len(calls) - 1))
     assert calls[-1][1] == n
     assert len(calls) < 12          # grown 16-fold while fast: few Python round trips
+
+
+class _Tiled:
+    """A chunk function that asks for a larger first slice (as the bit-sliced kernels do)."""
+
+    def __init__(self, first_slice):
+        self.first_slice = first_slice
+        self.calls = []
+
+    def __call__(self, start, stop):
+        self.calls.append((start, stop))
+        return stop - start
+
+
+@pytest.mark.parametrize("hint, first", [(1 << 18, 1 << 18), (0, None), (True, None),
+                                         ("big", None), (None, None)])
+def test_a_chunk_function_may_set_its_first_slice(hint, first):
+    fn = _Tiled(hint)
+    n = 1 << 22
+    assert run_chunks(fn, n, combine=lambda a, b: a + b, initial=0) == n
+    assert fn.calls[0] == (0, first or slicing._FIRST_SLICE)     # invalid hints are ignored
+    assert all(fn.calls[i][1] == fn.calls[i + 1][0] for i in range(len(fn.calls) - 1))
+    assert fn.calls[-1][1] == n
+
+
+def test_bit_sliced_runs_start_with_64_planes():
+    circ = c.ip_depth3(8)
+    fn = simulate._ChunkFn(simulate._plan_of(circ, "bitsliced")[1], c.as_boolean_function(
+        "ip", 16)._spec())
+    assert fn.first_slice == 64 * 4096
+    assert simulate._ChunkFn(simulate._plan_of(circ, "lowhigh")[1], None).first_slice is None
 
 
 def test_progress_bar_counts_points_with_an_eta(capsys):

@@ -322,7 +322,7 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
         return _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
                          retries, numba_threads, timeout)
     if executor is None:
-        meter = _Meter(n_items, limit, 1, desc, max_slice=chunk_size)
+        meter = _Meter(n_items, limit, 1, desc, max_slice=chunk_size, first=_first_slice(fn))
         return _run_serial(fn, chunk_bounds(n_items, chunk_size or n_items), combine, initial,
                            progress, desc, meter)
     if executor == "threads":
@@ -332,7 +332,8 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
             _warn_workqueue()
             workers, threads = 1, None
         size = chunk_size or _default_chunk_size(n_items, workers)
-        meter = _Meter(n_items, limit, workers, desc, max_slice=chunk_size)
+        meter = _Meter(n_items, limit, workers, desc, max_slice=chunk_size,
+                       first=_first_slice(fn))
         task = _SlicedCall(fn, threads, combine, initial, meter, _NO_GUARD)
         pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="depthsep")
         try:
@@ -348,12 +349,20 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
     size = chunk_size or _default_chunk_size(n_items, workers or usable_cpus())
     meter = None
     if isinstance(executor, cf.ThreadPoolExecutor):   # shared memory: slice, meter, cancel
-        meter = _Meter(n_items, limit, workers or 1, desc, max_slice=chunk_size)
+        meter = _Meter(n_items, limit, workers or 1, desc, max_slice=chunk_size,
+                       first=_first_slice(fn))
         task = _SlicedCall(fn, threads, combine, initial, meter, _parallel_guard())
     else:
         task = _ChunkCall(fn, threads)
     return _run_executor(task, chunk_bounds(n_items, size), combine, initial, executor, progress,
                          desc, meter)
+
+
+def _first_slice(fn) -> "int | None":
+    """Size of a run's first slice: ``fn.first_slice`` when the callable carries one (kernels
+    that work in tiles of thousands of items start with a few tiles instead of 1024 items)."""
+    n = getattr(fn, "first_slice", None)
+    return int(n) if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
 
 
 def _bar(n_items, progress, desc):

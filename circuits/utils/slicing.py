@@ -113,7 +113,7 @@ class _Meter:
     whose estimate exceeds ``max_seconds`` is refused (``error`` is set and the run cancelled).
     """
 
-    def __init__(self, n_items, max_seconds, workers, desc, max_slice=None):
+    def __init__(self, n_items, max_seconds, workers, desc, max_slice=None, first=None):
         import threading
         self.n_items = n_items
         self.max_seconds = max_seconds
@@ -124,7 +124,7 @@ class _Meter:
         self.cancel = threading.Event()
         self.t0 = time.perf_counter()
         self.done = 0
-        self.size = _FIRST_SLICE
+        self.size = _FIRST_SLICE if first is None else first
         self.estimate = None        # (seconds, rate) once calibrated
         self.error = None
 
