@@ -326,7 +326,9 @@ def _in_big_stack(fn):
         old = threading.stack_size()
         threading.stack_size(_STACK_BYTES)
         try:
-            t = threading.Thread(target=run, name="depthsep-compile")
+            # daemon: a Ctrl-C in the waiting caller (join is interruptible) ends the process
+            # without waiting for LLVM
+            t = threading.Thread(target=run, name="depthsep-compile", daemon=True)
             t.start()
         finally:
             threading.stack_size(old)

@@ -83,6 +83,8 @@ compressor padding absorbed it), mask/buffer mixed compressors (-4 % .. +2 %), s
 prefetch of the next block's masks (slower), and a second thread on the loaded shared box.
 """
 
+import threading
+
 import numba
 import numpy as np
 from numba import njit
@@ -553,13 +555,19 @@ def _fused_block(plane, masks, l1, WhT, geom, params, table, h_lo, h_hi):
     return c, f
 
 
+_FUSED_LOCK = threading.Lock()
+
+
 def fused_block():
     """:func:`_fused_block`, compiled for ``_FUSED_SIG`` (from numba's cache after the first
     time) and closed to other signatures, so every generated plane function converts to the
-    one first-class function type instead of compiling a new driver."""
+    one first-class function type instead of compiling a new driver.  Thread-safe (worker
+    threads may ask at the same time)."""
     if not numba.config.DISABLE_JIT and not _fused_block.signatures:
-        _fused_block.compile(_FUSED_SIG)
-        _fused_block.disable_compile()
+        with _FUSED_LOCK:
+            if not _fused_block.signatures:
+                _fused_block.compile(_FUSED_SIG)
+                _fused_block.disable_compile()
     return _fused_block
 
 

@@ -304,6 +304,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
             if c not in _FUSED:
                 _FUSED[c] = plan.with_code((key, _codegen.source(c)))
             plan = _FUSED[c]
+            _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
         return KernelPlan("fused", reason, plan.mask_bytes, plan.n_ops, inputs), plan
     return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
 

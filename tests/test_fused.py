@@ -325,3 +325,12 @@ def test_auto_uses_a_cached_kernel(tmp_path, monkeypatch):
     after = c.kernel_plan(circ)
     assert after.kernel == "fused" and "compiled in this process" in after.reason
     assert c.count_ones(circ) == c.count_ones(circ, kernel="lowhigh")
+
+
+def test_tiny_circuits_also_with_the_jit_disabled():
+    """Runs in the NUMBA_DISABLE_JIT=1 suite too: the generated plane function and the driver
+    as plain Python."""
+    circ = random_circuit(np.random.default_rng(21), 6, (3, 2))
+    values = naive_table(circ)
+    res = c.count_disagreements(circ, "parity", **FU)
+    assert (res.count, res.index) == naive_kernels.count_first(values, naive.parity(6), 0, 64)
