@@ -163,7 +163,7 @@ def render(res) -> str:
     for r in res["rows"]:
         for label in ("two_threads", "one_thread"):
             t = r[label]
-            f, b, lh = t["fused"], t["bitsliced"], t["lowhigh"]
+            f, b, lh = t["fused"], t["bitsliced"], t.get("lowhigh")
             frac = r["lowhigh_fraction"]
             if frac > 1:
                 sl = r[label + "_slice"]
@@ -217,6 +217,8 @@ def main(argv=None) -> int:
                 res["compile"][wid] = bench_compile(wid)
             bar.update(1)
             print(f"{wid} done (load {_load():.1f})", file=sys.stderr)
+    from circuits.utils.files import write_json_atomic
+    write_json_atomic(args.out + ".json", res)          # the numbers first, whatever render does
     text = render(res)
     print(text)
     _common.write_results(args.out, res, text)

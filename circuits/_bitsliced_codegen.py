@@ -2,31 +2,46 @@
 
 The interpreted kernel (``circuits._kernels_bitsliced._bs_block``) runs a circuit's adder program
 op by op over whole 64-word planes: every compressor loads its inputs from, and stores its sums
-and carries to, a scratch buffer.  Here the same circuit (the same :func:`netlist`) becomes
+and carries to, a scratch buffer.  Here the same circuit (the same ``_bits.netlist``) becomes
 straight-line Python source, one statement per bitwise operation on one word, inside one loop
-over the NW words of a plane.  numba compiles it once per circuit; LLVM vectorises the loop, so
-the carry-save sums stay in vector registers and each layer-1 plane word is loaded once.  Per
-4096 points the work is then about one full adder per input plane (a circuit with P input
-planes needs P - K full adders to reduce them to K bits), with no buffer traffic: on the
-benchmark machine 2.0-2.8x less time than the interpreted program (benchmarks/bench_bitsliced.py).
+over the words of a plane, ending in a popcount of the lanes where the output differs from the
+target.  numba compiles it once per circuit (``plane``, with the fixed signature
+``_bits.PLANE_SIG``); LLVM vectorises the loop (the loop stores nothing, so it needs no run-time
+alias checks), the carry-save sums stay in vector registers and each layer-1 plane word is
+loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
+planes reduce to K bits with at most P adders) and no buffer traffic.  The driver
+``_bits._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
+Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.2-1.5x less time than the interpreted
+program on W1-W3, 4.7x on IP_16's depth-3 circuit; W2's 6.7 MB mask table makes its loads wait
+on L3 (all mask words pinned to one plane: 60 -> 33 ms).
+
+How the adders are ordered: the planes arrive input by input (low bit first) into streaming
+carry-save counters, at most two pending planes per column, a third triggering a full adder
+whose sum stays and whose carry moves up.  This keeps few values live (no register spills for
+W1); a breadth-first (Wallace) order spilled on W2 (96 vs 59 ms) and a majority written as
+(x & y) | (x & z) | (y & z) was no faster than the form used (both measured in one process).
 
 Exactness is the interpreted kernel's argument (``_kernels_bitsliced`` module docstring, items
-1-3) with a different order of the same full adders: each full adder maps three planes of weight
-2^b to a sum plane of weight 2^b and a carry plane of weight 2^(b+1) with x + y + z = s + 2c in
-every lane (a half adder x + y = s + 2c likewise), so the weighted sum of the pending planes is
-invariant and equals S'.  Column b is finished after all inputs and all carries into it have
-been reduced to at most one plane, which is then bit b of S' (none: 0), because columns are
-finished from b = 0 upwards and later steps only add weight >= 2^(b+1).  Carries into columns
->= K are zero (S' < 2^K) and are dropped.  The comparison S' >= T' is the interpreted kernel's
-bitwise one, with constant bits folded by the generator (Python ints, exact).
+1-3) with a different order of the same kind of adders: each full adder maps three planes of
+weight 2^b to a sum plane of weight 2^b and a carry plane of weight 2^(b+1) with
+x + y + z = s + 2c in every lane (a half adder x + y = s + 2c likewise), so the weighted sum of
+the pending planes is invariant and equals S'.  Column b is finished after all inputs and all
+carries into it have been reduced to at most one plane, which is then bit b of S' (none: 0),
+because columns are finished from b = 0 upwards and later steps only add weight >= 2^(b+1).
+Carries into columns >= K are zero (S' < 2^K) and are dropped.  The comparison S' >= T' is the
+interpreted kernel's bitwise one, with constant bits folded by the generator (Python ints).
+The first counterexample of a plane is found by re-running ``plane`` on single words and then
+on halves of the lane mask of the first word with a count (bisection; exact).
 
-Source files live in a cache directory (``$DEPTHSEP_CACHE_DIR``, else
-``$XDG_CACHE_HOME/depthsep`` or ``~/.cache/depthsep``; subdirectory ``kernels``), named by a
-hash of the source, of ``_kernels_bitsliced.py`` (whose helpers they call) and of the numba
-version, and written atomically; numba's own cache then makes a later process load the machine
-code instead of compiling it (a cold compile takes about a second for W1: see
-:func:`compile_seconds_estimate`).  At most ``MAX_FILES`` kernels are kept (oldest removed).
-Compilation runs in a thread with a large stack: LLVM recurses over long straight-line code.
+Kernels are cached: sources live in ``$DEPTHSEP_CACHE_DIR``, else ``$XDG_CACHE_HOME/depthsep``
+or ``~/.cache/depthsep`` (subdirectory ``kernels``), named by a hash of the circuit's weights and
+thresholds and of the code that generates and runs them (this module, ``_kernels_bitsliced.py``,
+the numba version), written atomically, at most ``MAX_FILES`` kept (least recently used
+removed); numba's own cache then lets a later process load the machine code instead of compiling
+it (see :func:`compile_seconds_estimate` and ``LOAD_SECONDS``).  An unwritable cache directory
+falls back to a temporary one.  Compilation runs in a daemon thread with a large stack (numba and
+LLVM recurse over long straight-line code; the default 8 MiB overflowed on W1) and before any
+Ctrl-C-deferring slice, so a Ctrl-C during a compile interrupts at once.
 """
 
 from __future__ import annotations
@@ -46,7 +61,6 @@ from circuits import _kernels_bitsliced as _bits
 MAX_INPUTS = 20_000         # adder inputs; beyond, the interpreted program runs (compile time)
 MAX_FILES = 256             # generated kernels kept in the cache directory
 _STACK_BYTES = 512 << 20    # stack of the compiling thread (virtual; pages used on demand)
-_VERSION = "1"              # bump when the generated code's shape changes
 
 _LOADED: dict = {}          # key -> compiled plane function (this process)
 _LOCK = threading.Lock()
@@ -351,5 +365,26 @@ def load(key: str, src: str):
         import tempfile
         path = _write(Path(tempfile.mkdtemp(prefix="depthsep-kernels-")), name, src)
     fn = _in_big_stack(lambda: _import(path, name).plane)
+    if not numba.config.DISABLE_JIT:
+        fn = _PlaneFunction(fn)
     _LOADED[key] = fn
     return fn
+
+
+class _PlaneFunction:
+    """A compiled ``plane`` as numba's first-class function value, its address looked up once.
+
+    Passing the dispatcher itself makes numba look the compiled wrapper up on every call of the
+    driver (about 30 us, with the GIL held, per slice and per thread chunk); this object
+    implements numba's wrapper-address protocol (``_numba_type_`` and
+    ``__wrapper_address__``) with the address computed here.  ``dispatcher`` keeps the code
+    alive."""
+
+    def __init__(self, dispatcher):
+        cres = dispatcher.get_compile_result(_bits.PLANE_SIG)
+        self.dispatcher = dispatcher
+        self._address = cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)
+        self._numba_type_ = numba.types.FunctionType(_bits.PLANE_SIG)
+
+    def __wrapper_address__(self) -> int:
+        return self._address
