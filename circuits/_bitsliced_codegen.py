@@ -2,7 +2,7 @@
 
 The interpreted kernel (``circuits._kernels_bitsliced._bs_block``) runs a circuit's adder program
 op by op over whole 64-word planes: every compressor loads its inputs from, and stores its sums
-and carries to, a scratch buffer.  Here the same circuit (the same ``_bits.netlist``) becomes
+and carries to, a scratch buffer.  Here the same circuit (the same ``_bitsliced_plan.netlist``) becomes
 straight-line Python source, one statement per bitwise operation on one word, inside one loop
 over the words of a plane, ending in a popcount of the lanes where the output differs from the
 target.  numba compiles it once per circuit (``plane``, with the fixed signature
@@ -36,7 +36,7 @@ on halves of the lane mask of the first word with a count (bisection; exact).
 Kernels are cached: sources live in ``$DEPTHSEP_CACHE_DIR``, else ``$XDG_CACHE_HOME/depthsep``
 or ``~/.cache/depthsep`` (subdirectory ``kernels``), named by a hash of the circuit's weights and
 thresholds and of the code that generates and runs them (this module, ``_kernels_bitsliced.py``,
-the numba version), written atomically, at most ``MAX_FILES`` kept (least recently used
+``_bitsliced_plan.py``, the numba version), written atomically, at most ``MAX_FILES`` kept (least recently used
 removed); numba's own cache then lets a later process load the machine code instead of compiling
 it (see :func:`compile_seconds_estimate` and ``LOAD_SECONDS``).  An unwritable cache directory
 falls back to a temporary one.  Compilation runs in a daemon thread with a large stack (numba and
@@ -56,7 +56,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from circuits import _kernels_bitsliced as _bits
+from circuits import _bitsliced_plan as _bplan, _kernels_bitsliced as _bits
 
 MAX_INPUTS = 20_000         # adder inputs; beyond, the interpreted program runs (compile time)
 MAX_FILES = 256             # generated kernels kept in the cache directory
@@ -214,8 +214,8 @@ def plane(masks, moffs, tv, rm, q_lo, q_hi):
 
 def source(circuit):
     """Python source of the compiled kernel of ``circuit``.  Raises
-    :class:`_bits.NotApplicable` like :func:`_bits.build`."""
-    l1, jobs, out_ref = _bits.netlist(circuit)
+    :class:`_bplan.NotApplicable` like :func:`_bplan.build`."""
+    l1, jobs, out_ref = _bplan.netlist(circuit)
     lines, planes, out = _plane_code(l1, jobs, out_ref)
     body = [f"    o{p} = np.uint64(moffs[{p}])" for p in planes]
     body.append("    d = np.int64(0)")
@@ -268,6 +268,7 @@ def _code_version() -> str:
     """Hash of the code a generated kernel depends on (read once per process)."""
     if not _CODE_VERSION:
         h = hashlib.sha256(Path(_bits.__file__).read_bytes())
+        h.update(Path(_bplan.__file__).read_bytes())
         h.update(Path(__file__).read_bytes())
         h.update(f"{_bits.LB} {numba.__version__}".encode())
         _CODE_VERSION.append(h.hexdigest())

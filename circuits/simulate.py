@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _bitsliced_codegen as _codegen, _kernels, _kernels_bitsliced as _bits
+from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan, _kernels
+from circuits import _kernels_bitsliced as _bits
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
@@ -250,8 +251,8 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     plan = _PLANS.get(c)
     if plan is None:
         try:
-            plan = _bits.build(c)
-        except _bits.NotApplicable as exc:
+            plan = _bplan.build(c)
+        except _bplan.NotApplicable as exc:
             why_not = f"{exc}: too large for the bit-sliced kernel"
     if plan is not None and plan.mask_bytes > _MAX_MASK_BYTES:
         why_not = (f"the layer-1 mask table would take {plan.mask_bytes} bytes > "
@@ -297,7 +298,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
                                       f"kernel='bitsliced'")
         fused = False
     if finish and plan.masks is None:
-        plan = _bits.finish(plan)
+        plan = _bplan.finish(plan)
         _PLANS[c] = plan
     if fused:
         if finish:
@@ -422,7 +423,7 @@ def _bits_run(plan, spec, start: int, stop: int, out):
 
 def _disagree_chunk(packed, spec, start: int, stop: int):
     """Count and first mismatch on [start, stop): one idempotent unit of work (picklable)."""
-    if isinstance(packed, _bits.Plan):
+    if isinstance(packed, _bplan.Plan):
         return _bits_run(packed, spec, start, stop, _NO_OUT)
     wflat, tflat, sizes, low = packed
     kind, params, table = spec
@@ -452,7 +453,7 @@ class _ChunkFn:
     def __init__(self, packed, spec):
         self.packed = packed
         self.spec = spec
-        self.first_slice = 64 * _bits.LANES if isinstance(packed, _bits.Plan) else None
+        self.first_slice = 64 * _bits.LANES if isinstance(packed, _bplan.Plan) else None
 
     def __call__(self, start, stop):
         return _disagree_chunk(self.packed, self.spec, start, stop)
@@ -553,7 +554,7 @@ class _TableFn:
         self.packed, self.out = packed, out
 
     def __call__(self, start, stop):
-        if isinstance(self.packed, _bits.Plan):
+        if isinstance(self.packed, _bplan.Plan):
             _bits_run(self.packed, (-1, _NO_PARAMS, _NO_TABLE), start, stop, self.out[start:stop])
             return
         wflat, tflat, sizes, low = self.packed

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import _kernels_bitsliced as bits, simulate
+from circuits import _bitsliced_plan as bplan, _kernels_bitsliced as bits, simulate
 from circuits.utils.errors import InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
@@ -260,7 +260,7 @@ def test_layer1_masks_match_their_definition():
     """Mask i of gate j holds lane a iff s_j(a) >= lo_j + i (the naive twin of _layer1_masks)."""
     rng = np.random.default_rng(4)
     circ = random_circuit(rng, 13, (3,), wmax=3)
-    plan = bits.finish(bits.build(circ))
+    plan = bplan.finish(bplan.build(circ))
     L1 = min(13, bits.LB)
     for j, (row, t) in enumerate(_layer1_gates(circ)):
         lo = sum(v for v in row[:L1] if v < 0)

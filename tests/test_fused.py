@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import _bitsliced_codegen as cg, _kernels_bitsliced as bits, simulate
+from circuits import _bitsliced_codegen as cg, _bitsliced_plan as bplan, simulate
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.utils.errors import InvalidCircuitError
@@ -35,7 +35,7 @@ M64 = (1 << 64) - 1
 def run_generated(circuit, words):
     """Execute the generated word-loop statements with Python ints: ``words[p]`` is the word
     of layer-1 plane p; returns the output word."""
-    l1, jobs, out_ref = bits.netlist(circuit)
+    l1, jobs, out_ref = bplan.netlist(circuit)
     lines, planes, out = cg._plane_code(l1, jobs, out_ref)
     env = {"ONES": M64, "ZERO": 0, "masks": words, "v": 0}
     env.update({f"o{p}": p for p in planes})
@@ -49,7 +49,7 @@ def lane_reference(circuit, words):
     """The same output word lane by lane: layer-1 gate j's output in lane r is bit r of the
     word of its plane (the complement plane where the builder made one), then layers >= 2 by
     integer dot products and ``>=``."""
-    l1, _, _ = bits.netlist(circuit)
+    l1, _, _ = bplan.netlist(circuit)
     plane_of = {key: i for key, i in l1.index.items()}
     out = 0
     for r in range(64):
@@ -69,7 +69,7 @@ def lane_reference(circuit, words):
 
 
 def random_words(rng, circuit):
-    l1, _, _ = bits.netlist(circuit)
+    l1, _, _ = bplan.netlist(circuit)
     """Random 64-lane words for the layer-1 planes, a gate's complement plane the complement
     of its plane (as in the mask table), and 0 for the zero plane."""
     n_gates = circuit.layers[0].n_gates
@@ -128,7 +128,7 @@ def test_negative_controls_planted_generator_bugs_are_caught(mutation, monkeypat
 def test_streaming_counters_leave_at_most_one_plane_per_column():
     """The adder reduces P input planes with at most P full or half adders (no padding)."""
     circ = random_circuit(np.random.default_rng(5), 14, (64,), wmax=8)
-    l1, jobs, _ = bits.netlist(circ)
+    l1, jobs, _ = bplan.netlist(circ)
     lines, _, _ = cg._plane_code(l1, jobs, None)
     adders = sum(1 for line in lines if " ^ " in line and "&" not in line)
     assert adders <= cg.input_planes(circ)
