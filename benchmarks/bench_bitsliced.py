@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_circuits import numpy_count, w1_circuit, w5_circuit  # noqa: E402
-from circuits import _kernels_bitsliced as bits, simulate  # noqa: E402
+from circuits import _kernels_bitsliced as bits, dispatch, simulate  # noqa: E402
 from circuits.utils.progress import progress_bar  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def bench_workload(wid, N, width, repeats, *, ip=False, numpy_fraction=16):
         return lambda: c.count_disagreements(circ, target, kernel=kernel)
 
     def cold():
-        simulate._PLANS.pop(circ, None)            # first call on this circuit: build the masks
+        dispatch._PLANS.pop(circ, None)            # first call on this circuit: build the masks
         return run("bitsliced")()
 
     run("bitsliced")()
@@ -99,7 +99,7 @@ def bench_workload(wid, N, width, repeats, *, ip=False, numpy_fraction=16):
     if base.result != ours_part:
         raise AssertionError(f"{wid}: numpy slice count {base.result} != ours {ours_part}")
     plan = c.kernel_plan(circ)
-    simulate._PLANS.pop(circ, None)
+    dispatch._PLANS.pop(circ, None)
     t0 = time.perf_counter()
     simulate._plan_of(circ)
     build = time.perf_counter() - t0

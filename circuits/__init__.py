@@ -16,8 +16,9 @@ from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.functions import (And, BooleanFunction, Constant, InnerProductMod2, Majority, Or,
                                 Parity, ThresholdFunction, TruthTable, as_boolean_function,
                                 inner_product_mod2, ip_values, majority, parity)
-from circuits.simulate import (Disagreements, KernelPlan, count_disagreements, count_ones,
-                               evaluate, evaluate_indices, kernel_plan, truth_table)
+from circuits.simulate import (Disagreements, count_disagreements, count_ones, evaluate,
+                               evaluate_indices, truth_table)
+from circuits.dispatch import KernelPlan, kernel_plan
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
 from circuits.graph import DagCircuit, DagGate
 from circuits.graph_view import from_networkx, to_networkx

@@ -82,6 +82,8 @@ plane as a column's first accumulator.  What did not: NUMBA_SLP_VECTORIZE
 (the loops are already vectorised), non-adjacent-form weights (7 = 8 - 1: fewer planes, but the
 compressor padding absorbed it), mask/buffer mixed compressors (-4 % .. +2 %), software
 prefetch of the next block's masks (slower), and a second thread on the loaded shared box.
+What did help, by a different route: compiling each circuit's adder tree into one loop, so the
+sums stay in registers (``circuits._bitsliced_codegen``, driven by :func:`_fused_block`).
 """
 
 import threading

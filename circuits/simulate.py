@@ -12,22 +12,20 @@ pool; with ``executor=`` (any ``concurrent.futures.Executor``) or ``client=`` (a
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan, _kernels
-from circuits import _kernels_bitsliced as _bits
-from circuits.utils.errors import DimensionError, InvalidCircuitError
+from circuits import _bitsliced_plan as _bplan, _kernels, _kernels_bitsliced as _bits
+from circuits.dispatch import (_as_circuit, _bits_run, _circuit_kernel_args, _plan_of,
+                               _readonly, _wire_slots)
+from circuits.utils.errors import DimensionError
 from circuits.functions import as_boolean_function
 from circuits.hypercube import as_bit_rows, bits_of, check_exhaustive, check_n_bits
-from circuits.threshold import ThresholdCircuit
 from circuits.utils.parallel import DEFAULT
 
 __all__ = ["truth_table", "count_ones", "count_disagreements", "evaluate", "evaluate_indices",
-           "Disagreements", "work_dtype", "KernelPlan", "kernel_plan", "KERNELS"]
+           "Disagreements"]
 
 class Disagreements(NamedTuple):
     """Result of :func:`count_disagreements`: exact count and the first counterexample.
@@ -47,73 +45,6 @@ class Disagreements(NamedTuple):
         return self.count == 0
 
 
-def _as_circuit(circuit) -> ThresholdCircuit:
-    if isinstance(circuit, ThresholdCircuit):
-        return circuit
-    to_layered = getattr(circuit, "to_threshold_circuit", None)
-    if to_layered is not None:
-        return to_layered()
-    raise TypeError(f"circuit must be a ThresholdCircuit (or have .to_threshold_circuit()), got "
-                    f"{type(circuit).__name__}")
-
-
-# Working dtypes in increasing width; a circuit runs in the first one that holds +-B (see below).
-_WORK_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
-_MAX_LOW_BITS = 12          # at most 2^12 points per tile (the low block)
-_MIN_LOW_BITS = 6           # at least 2^6 points per tile, however wide layer 1 is
-_LOW_TABLE_BYTES = 1 << 19  # the (g_1, 2^L) low table P should stay L2-resident
-_TILE_BYTES = 1 << 20       # per-block byte tiles of a layer >= 3
-
-
-def work_dtype(bound: int) -> np.dtype:
-    """Narrowest integer dtype that holds every value in [-bound, bound] (int16, int32 or int64).
-
-    Examples
-    --------
-    >>> [str(work_dtype(b)) for b in (32767, 32768, 2**31 - 1, 2**31)]
-    ['int16', 'int32', 'int32', 'int64']
-    """
-    for dt in _WORK_DTYPES:
-        if bound <= np.iinfo(dt).max:
-            return dt
-    raise InvalidCircuitError(f"pre-activation bound {bound} exceeds int64; scale the weights down")
-
-
-def _low_bits(c: ThresholdCircuit, itemsize: int) -> int:
-    """Bits L of the low block: 2^L points per tile, sized so the low table stays in cache."""
-    n = c.n_inputs
-    g1 = c.layers[0].n_gates
-    wide = max([layer.n_gates for layer in c.layers[1:-1]], default=0)
-    low = min(n, _MAX_LOW_BITS)
-    while low > min(n, _MIN_LOW_BITS) and (g1 * itemsize << low > _LOW_TABLE_BYTES
-                                           or 2 * wide << low > _TILE_BYTES):
-        low -= 1
-    return low
-
-
-def _circuit_kernel_args(c: ThresholdCircuit):
-    """``(wflat, tflat, sizes, L)`` for the circuit kernels, weights cast to the working dtype.
-
-    Exactness: let B = ``c.preactivation_bound`` = max over layers and gates of
-    sum_i |w_i| + |t|.  Every number a kernel stores in the working dtype is a weight, a
-    threshold, a partial sum of one gate's weights minus (0 or) its threshold, or minus a
-    partial sum; each has magnitude <= B.  The working dtype is the narrowest of int16 / int32 /
-    int64 whose maximum is >= B, so no stored value can overflow (a circuit with B > 2^63 - 1
-    is refused when it is built).  Comparisons are integer comparisons: ties are exact.
-    """
-    wflat, tflat, sizes = c.packed()
-    dt = work_dtype(c.preactivation_bound)
-    return (np.ascontiguousarray(wflat, dtype=dt), np.ascontiguousarray(tflat, dtype=dt),
-            np.ascontiguousarray(sizes, dtype=np.int64), _low_bits(c, dt.itemsize))
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    """A read-only view, so every call hands numba the same array type (one compiled kernel)."""
-    v = a.view()
-    v.setflags(write=False)
-    return v
-
-
 _NO_PARAMS = _readonly(np.zeros(1, dtype=np.int64))
 _NO_TABLE = _readonly(np.zeros(1, dtype=np.uint8))
 _NO_OUT = np.zeros(1, dtype=np.uint8)   # never written: only truth-table mode writes ``out``
@@ -127,9 +58,6 @@ _NO_INDICES = np.zeros(1, dtype=np.int64)
 _SERIAL_CUBE_WORK = 1 << 28
 _SERIAL_ROWS_WORK = 1 << 25
 
-
-def _wire_slots(sizes, first: int = 0) -> int:
-    return int(sum(int(sizes[i]) * int(sizes[i + 1]) for i in range(first, len(sizes) - 1)))
 
 
 def _cube(wflat, tflat, sizes, geom, params, table, out):
@@ -162,263 +90,6 @@ def _rows(wflat, tflat, sizes, bits, idx, out):
         _kernels._rows_block(wflat, tflat, sizes, bits, idx, out, 0, m)
     else:
         _kernels._rows_run(wflat, tflat, sizes, bits, idx, out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
-# ---------------------------------------------------------------------------------------------
-
-KERNELS = ("auto", "fused", "bitsliced", "lowhigh")
-_MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
-# Bit-sliced slices below this many plane-op words (about 5 ms of one core) run serially: below
-# that, starting a thread pool per slice and waiting for a descheduled straggler cost more than
-# a second thread gains (benchmarks/bench_bitsliced.py, W1: 2 threads 6.4 -> 5.3 ms at 2^25
-# instead of 2^22, load 1.4; W2 and W3 unchanged).
-_SERIAL_BITS_WORK = 1 << 25
-
-
-@dataclass(frozen=True)
-class KernelPlan:
-    """Which exhaustive kernel :func:`count_disagreements`, :func:`count_ones` and
-    :func:`truth_table` use for a circuit, and why (see :func:`kernel_plan`).
-
-    Attributes
-    ----------
-    kernel : str
-        ``"fused"`` (bit-sliced, with the circuit's adder tree compiled into one loop),
-        ``"bitsliced"`` (4096 points per pass as bit planes, small weights; the adder program
-        interpreted op by op) or ``"lowhigh"`` (integer partial sums over a low/high split of
-        the bits, any weights).
-    reason : str
-        One sentence: the figures that decided.
-    mask_bytes : int
-        Size of the bit-sliced layer-1 mask table (0 if it was not computed).
-    plane_ops : int
-        Plane operations of the bit-sliced program per 4096 points, in 7:3-compressor units (a
-        15:4 compressor counts 2; 0 if not applicable).
-    adder_inputs : int
-        Full-adder inputs of the compiled (``"fused"``) kernel per word (0 if not applicable).
-    """
-
-    kernel: str
-    reason: str
-    mask_bytes: int = 0
-    plane_ops: int = 0
-    adder_inputs: int = 0
-
-
-# Cost model of the automatic choice, in single-core nanoseconds (constants fitted to one-thread
-# timings of W1, W2, W3 and IP_16 by benchmarks/bench_fused.py and bench_bitsliced.py; a wrong
-# guess costs time, never exactness).  Low/high kernel: per point and per work unit (layer-1
-# gates plus the wires of layers >= 2).  Bit-sliced: building the mask table (per byte), then per
-# plane of 4096 points the interpreted program's ops (7:3 units) or the compiled kernel's adder
-# inputs, each slower once the mask table exceeds 2 MiB (W2: its loads wait on L3), plus the
-# layer-1 look-ups.  The compiled kernel adds its one-off compile (or a load from the cache).
-_NS_LOWHIGH_UNIT = 0.015
-_NS_MASK_BYTE = 0.8
-_NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
-_NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
-_NS_GATE_LOOKUP = 5.0
-_L2_BYTES = 1 << 21
-
-_PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
-_FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
-
-
-def _estimates(c: ThresholdCircuit, plan) -> tuple:
-    """(bit-sliced ns, low/high ns) predicted for one full-cube call on one core."""
-    n_points = 1 << c.n_inputs
-    n_planes = max(1, n_points >> _bits.LB)
-    sizes = [c.n_inputs] + [layer.n_gates for layer in c.layers]
-    low = _NS_LOWHIGH_UNIT * n_points * (sizes[1] + _wire_slots(sizes, 1))
-    op = _NS_OP_L2 if plan.mask_bytes <= _L2_BYTES else _NS_OP_L3
-    bits = (_NS_MASK_BYTE * plan.mask_bytes
-            + n_planes * (plan.n_ops * op + _NS_GATE_LOOKUP * plan.n_l1))
-    return bits, low
-
-
-def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
-    """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``.
-
-    ``finish=False`` skips building the bit-sliced mask table (enough to decide).
-    """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if kernel == "lowhigh":
-        return (KernelPlan("lowhigh", "requested with kernel='lowhigh'"),
-                _circuit_kernel_args(c))
-    why_not = None
-    plan = _PLANS.get(c)
-    if plan is None:
-        try:
-            plan = _bplan.build(c)
-        except _bplan.NotApplicable as exc:
-            why_not = f"{exc}: too large for the bit-sliced kernel"
-    if plan is not None and plan.mask_bytes > _MAX_MASK_BYTES:
-        why_not = (f"the layer-1 mask table would take {plan.mask_bytes} bytes > "
-                   f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
-                   f"bits take too many values: weights too large)")
-    if why_not is not None:
-        if kernel in ("bitsliced", "fused"):
-            raise InvalidCircuitError(f"kernel={kernel!r} does not apply: {why_not}; use "
-                                      f"kernel='auto' or 'lowhigh'")
-        return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
-                _circuit_kernel_args(c))
-    est_bits, est_low = _estimates(c, plan)
-    inputs = _codegen.input_planes(c)
-    n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
-    per_input = _NS_FUSED_L2 if plan.mask_bytes <= _L2_BYTES else _NS_FUSED_L3
-    est_fused = (_NS_MASK_BYTE * plan.mask_bytes
-                 + n_planes * (inputs * per_input + _NS_GATE_LOOKUP * plan.n_l1))
-    key = _codegen.circuit_key(c)
-    state = _codegen.state(key)
-    setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
-             "absent": _codegen.compile_seconds_estimate(inputs)}[state]
-    compile_ns = setup * 1e9
-    setup_txt = {"loaded": "compiled in this process",
-                 "cached": f"~{setup:.2g} s to load from the kernel cache",
-                 "absent": f"~{setup:.2g} s to compile"}[state]
-    figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
-               f"{inputs} compiled adder inputs per {_bits.LANES} points; estimated "
-               f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
-               f"({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
-    fused = kernel == "fused"
-    if kernel in ("bitsliced", "fused"):
-        reason = f"requested with kernel={kernel!r}; " + figures
-    elif min(est_bits, est_fused + compile_ns) < est_low:
-        fused = est_fused + compile_ns < est_bits
-        reason = figures
-    else:
-        return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
-                           plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
-    if fused and inputs > _codegen.MAX_INPUTS:
-        if kernel == "fused":
-            raise InvalidCircuitError(f"kernel='fused' does not apply: {inputs} adder inputs > "
-                                      f"{_codegen.MAX_INPUTS} (compile time); use "
-                                      f"kernel='bitsliced'")
-        fused = False
-    if finish and plan.masks is None:
-        plan = _bplan.finish(plan)
-        _PLANS[c] = plan
-    if fused:
-        if finish:
-            if c not in _FUSED:
-                _FUSED[c] = plan.with_code((key, _codegen.source(c)))
-            plan = _FUSED[c]
-            _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
-        return KernelPlan("fused", reason, plan.mask_bytes, plan.n_ops, inputs), plan
-    return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
-
-
-def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
-    """Which exhaustive kernel a circuit runs on, and why.
-
-    The choice is automatic and exact either way (every kernel gives identical counts, first
-    counterexamples and truth tables).  The bit-sliced kernels apply when each layer-1 gate's
-    partial sum over the low 12 input bits takes few enough values that its threshold masks fit
-    in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
-    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the two
-    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane
-    and ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
-    one-off compile of one to a few seconds per circuit, kept in an on-disk cache: see
-    ``circuits._bitsliced_codegen``).  A cost model (mask-table build, plane operations or
-    adder inputs per 4096 points, the compile unless cached, against points times gates for
-    the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
-    ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
-    kernel and a circuit is compiled only when its cube is large enough to repay it or its
-    compiled kernel is already cached.  The mask table of a circuit object is built once and
-    reused by later calls.  Truth tables always use the interpreted planes (a table is bound by
-    writing its 2^N bytes).
-
-    Parameters
-    ----------
-    circuit : ThresholdCircuit
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
-        ``"auto"`` (the default) decides; the others force a kernel (``"fused"`` and
-        ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError` where they do
-        not apply).
-
-    Returns
-    -------
-    KernelPlan
-        ``.kernel`` and ``.reason`` (plus the mask-table size and operation counts).
-
-    Examples
-    --------
-    >>> from circuits.constructions import ip_depth3
-    >>> kernel_plan(ip_depth3(18)).kernel           # 2^36 points, weights 1: worth compiling
-    'fused'
-    >>> kernel_plan(ip_depth3(4)).kernel            # 256 points: not worth building masks
-    'lowhigh'
-    >>> from circuits.threshold import ThresholdCircuit
-    >>> kernel_plan(ThresholdCircuit.single_gate([2**40] * 30, 1)).kernel   # large weights
-    'lowhigh'
-    """
-    c = _as_circuit(circuit)
-    return _plan_of(c, kernel, finish=False)[0]
-
-
-def _bits_threads(block, args, h_lo: int, h_hi: int):
-    """``_bs_block`` over [h_lo, h_hi) on ``numba.get_num_threads()`` Python threads.
-
-    The block kernel releases the GIL (``nogil``), so threads run it in parallel; they take
-    chunks of high-block values from a shared list (dynamic scheduling).  Measured on the shared
-    2-vCPU machines: numba's OpenMP ``prange`` ran the bit-sliced kernel 2.4x slower on two
-    threads than on one under load 4, these threads never slower than one.  Counts add and the
-    first index is the smallest over chunks, so the result does not depend on scheduling.
-    """
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numba
-    threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
-    n_chunks = min(h_hi - h_lo, 8 * threads)
-    span = h_hi - h_lo
-    bounds = iter([(h_lo + i * span // n_chunks, h_lo + (i + 1) * span // n_chunks)
-                   for i in range(n_chunks)])
-    lock = threading.Lock()
-
-    def worker():
-        count, first = 0, -1
-        while True:
-            with lock:
-                b = next(bounds, None)
-            if b is None:
-                return count, first
-            c, f = block(*args, b[0], b[1])
-            count += int(c)
-            if f >= 0 and (first < 0 or f < first):
-                first = int(f)
-
-    if threads == 1:
-        return worker()
-    with ThreadPoolExecutor(threads) as pool:
-        parts = [fut.result() for fut in [pool.submit(worker) for _ in range(threads)]]
-    hits = [f for _, f in parts if f >= 0]
-    return sum(c for c, _ in parts), (min(hits) if hits else -1)
-
-
-def _bits_run(plan, spec, start: int, stop: int, out):
-    """The bit-sliced kernel on [start, stop): serial for small jobs, else on threads."""
-    kind, params, table = spec
-    if stop <= start:
-        return 0, -1
-    params = _readonly(np.ascontiguousarray(params, dtype=np.int64))
-    table = _readonly(np.ascontiguousarray(table, dtype=np.uint8))
-    geom = np.array([start, stop, kind], dtype=np.int64)
-    h_lo = start >> _bits.LB
-    h_hi = ((stop - 1) >> _bits.LB) + 1
-    work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
-    if plan.code is None or kind < 0:      # truth tables: the interpreted program writes planes
-        block = _bits._bs_block
-        args = plan.args() + (geom, params, table, out)
-    else:
-        block = _bits.fused_block()
-        args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, geom, params, table)
-    if work < _SERIAL_BITS_WORK:
-        count, first = block(*args, h_lo, h_hi)  # type: ignore[call-arg]
-        return int(count), int(first)
-    return _bits_threads(block, args, h_lo, h_hi)
 
 
 def _disagree_chunk(packed, spec, start: int, stop: int):
@@ -484,7 +155,8 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
         Dask only: seconds without any worker or scheduler before giving up
         (:class:`~circuits.utils.errors.ClusterLostError`).
     kernel : {"auto", "fused", "bitsliced", "lowhigh"}
-        Exhaustive kernel; ``"auto"`` picks as :func:`kernel_plan` says (results are identical).
+        Exhaustive kernel; ``"auto"`` picks as :func:`~circuits.dispatch.kernel_plan` says
+        (results are identical).
         Either way the cube is walked in slices, so Ctrl-C raises ``KeyboardInterrupt`` within
         about 0.2 s.
 

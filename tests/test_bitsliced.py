@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import _bitsliced_plan as bplan, _kernels_bitsliced as bits, simulate
+from circuits import _bitsliced_plan as bplan, _kernels_bitsliced as bits, dispatch, simulate
 from circuits.utils.errors import InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
@@ -25,7 +25,7 @@ PATHS = ["serial", "parallel"]
 
 
 def force_path(monkeypatch, path):
-    monkeypatch.setattr(simulate, "_SERIAL_BITS_WORK", 1 << 62 if path == "serial" else 0)
+    monkeypatch.setattr(dispatch, "_SERIAL_BITS_WORK", 1 << 62 if path == "serial" else 0)
 
 
 def random_circuit(rng, N, widths, *, wmax=8, mode="ties"):
@@ -347,9 +347,9 @@ def test_ip16_on_2_32_points():
 def test_plan_is_built_once_per_circuit_object():
     circ = random_circuit(np.random.default_rng(8), 12, (5,))
     a = c.count_disagreements(circ, "parity", **BS)
-    plan = simulate._PLANS[circ]
+    plan = dispatch._PLANS[circ]
     b = c.count_disagreements(circ, "ip", **BS)
-    assert simulate._PLANS[circ] is plan
+    assert dispatch._PLANS[circ] is plan
     assert (a.count, a.index) == naive_kernels.count_first(naive_table(circ), naive.parity(12), 0,
                                                            1 << 12)
     assert (b.count, b.index) == naive_kernels.count_first(naive_table(circ), naive.ip_mod2(6), 0,

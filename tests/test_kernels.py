@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import simulate
+from circuits import dispatch, simulate
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
@@ -93,12 +93,12 @@ def naive_table(circuit):
 
 @pytest.mark.parametrize("bound", [0, 1, 32767, 32768, 2**31 - 1, 2**31, 2**62, 2**63 - 1])
 def test_work_dtype_is_the_narrowest_that_holds_the_bound(bound):
-    assert str(simulate.work_dtype(bound)) == naive_kernels.work_dtype_name(bound)
+    assert str(dispatch.work_dtype(bound)) == naive_kernels.work_dtype_name(bound)
 
 
 def test_work_dtype_refuses_beyond_int64():
     with pytest.raises(InvalidCircuitError, match="exceeds int64"):
-        simulate.work_dtype(2**63)
+        dispatch.work_dtype(2**63)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -145,8 +145,8 @@ def test_values_at_the_int16_limit_both_signs(sign, path, low_bits, monkeypatch)
     """
     force_path(monkeypatch, path)
     if low_bits is not None:
-        monkeypatch.setattr(simulate, "_MAX_LOW_BITS", low_bits)
-        monkeypatch.setattr(simulate, "_MIN_LOW_BITS", 0)
+        monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", low_bits)
+        monkeypatch.setattr(dispatch, "_MIN_LOW_BITS", 0)
     rows = _int16_limit_rows(sign)
     cube = [[naive.bit(k, i) for i in range(3)] for k in range(8)]
     stored = [[sum(w * b for w, b in zip(row, x)) - t for x in cube] for row, t in rows]
@@ -203,8 +203,8 @@ def test_truth_table_and_counts_match_naive(N, widths, wmax, path, monkeypatch):
 def test_small_tiles_many_high_values(monkeypatch, low_bits, widths, path):
     """Tiles of 2^L points with L < N: the high block is nonzero and tiles are many."""
     force_path(monkeypatch, path)
-    monkeypatch.setattr(simulate, "_MAX_LOW_BITS", low_bits)
-    monkeypatch.setattr(simulate, "_MIN_LOW_BITS", 0)
+    monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", low_bits)
+    monkeypatch.setattr(dispatch, "_MIN_LOW_BITS", 0)
     rng = np.random.default_rng(low_bits)
     for N in (1, low_bits, low_bits + 1, 9):
         circ = random_circuit(rng, N, widths, wmax=50)
@@ -234,10 +234,10 @@ def test_low_bits_shrink_for_wide_first_layers():
     rng = np.random.default_rng(0)
     narrow = random_circuit(rng, 20, (8,))
     wide = random_circuit(rng, 20, (2000,), wmax=1)
-    assert simulate._circuit_kernel_args(narrow)[3] == simulate._MAX_LOW_BITS
+    assert simulate._circuit_kernel_args(narrow)[3] == dispatch._MAX_LOW_BITS
     low = simulate._circuit_kernel_args(wide)[3]
-    assert simulate._MIN_LOW_BITS <= low < simulate._MAX_LOW_BITS
-    assert 2000 * 2 << low <= simulate._LOW_TABLE_BYTES
+    assert dispatch._MIN_LOW_BITS <= low < dispatch._MAX_LOW_BITS
+    assert 2000 * 2 << low <= dispatch._LOW_TABLE_BYTES
     assert simulate._circuit_kernel_args(random_circuit(rng, 3, (5,)))[3] == 3   # L = N < 12
 
 
@@ -285,7 +285,7 @@ def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
 def test_chunks_at_unaligned_ranges(monkeypatch, widths, path):
     """The (count, first) unit of work on [start, stop) ranges that cut tiles anywhere."""
     force_path(monkeypatch, path)
-    monkeypatch.setattr(simulate, "_MAX_LOW_BITS", 4)
+    monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", 4)
     N = by_jit(10, 8)
     rng = np.random.default_rng(len(widths))
     circ = random_circuit(rng, N, widths, wmax=9)
