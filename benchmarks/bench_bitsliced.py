@@ -143,6 +143,10 @@ def bench_ip(n, repeats, *, base_fraction):
 
 
 def bench_grid(repeats, Ns, widths, wmaxes):
+    """Every kernel that applies, per cell; ``auto`` is kernel_plan's choice in a process with
+    an empty kernel cache (a private DEPTHSEP_CACHE_DIR), before anything was compiled."""
+    import time
+    os.environ["DEPTHSEP_CACHE_DIR"] = tempfile.mkdtemp(prefix="depthsep-grid-")
     rows = []
     for N in Ns:
         for width in widths:
@@ -150,9 +154,15 @@ def bench_grid(repeats, Ns, widths, wmaxes):
                 circ = w1_circuit(N, width, seed=11, wmax=wmax)
                 plan = c.kernel_plan(circ)
                 cands = {"lowhigh": lambda circ=circ: c.count_ones(circ, kernel="lowhigh")}
-                try:                                 # time it wherever it applies
+                compile_s = None
+                try:                                 # time them wherever they apply
                     c.kernel_plan(circ, "bitsliced")
                     cands["bitsliced"] = lambda circ=circ: c.count_ones(circ, kernel="bitsliced")
+                    cands["fused"] = lambda circ=circ: c.count_ones(circ, kernel="fused")
+                    cands["bitsliced"]()
+                    t0 = time.perf_counter()
+                    cands["fused"]()
+                    compile_s = time.perf_counter() - t0
                 except c.InvalidCircuitError:
                     pass
                 for fn in cands.values():
@@ -163,7 +173,10 @@ def bench_grid(repeats, Ns, widths, wmaxes):
                        "reason": plan.reason, "lowhigh": times["lowhigh"].to_dict()}
                 if "bitsliced" in times:
                     row["bitsliced"] = times["bitsliced"].to_dict()
+                    row["fused"] = times["fused"].to_dict()
+                    row["fused_first_call_s"] = compile_s
                     row["ratio"] = times["lowhigh"].median / times["bitsliced"].median
+                    row["ratio_fused"] = times["lowhigh"].median / times["fused"].median
                 rows.append(row)
     # W5 (weights up to 2^20): the plan falls back
     circ = w5_circuit(24, 64)
@@ -242,17 +255,23 @@ def render(res) -> str:
                      f"{r['load_before']:.1f}/{r['load_after']:.1f}")
     if res.get("grid"):
         lines += ["", "## Grid: weight range × width × N (count of ones, W1-style circuits)", "",
-                  "Both kernels timed wherever the bit-sliced one applies (repeat calls, mask "
-                  "table cached); `auto picks` is `kernel_plan`'s choice (its cost model counts "
-                  "the mask build of a first call); n/a = masks over 8 MiB.", "",
-                  "| N | w | weights | auto picks | bitsliced | lowhigh | ratio |",
-                  "|---|---|---|---|---|---|---|"]
+                  "Every kernel timed wherever the bit-sliced ones apply (repeat calls: mask "
+                  "table and compiled code cached; the fused kernel's first call, with its "
+                  "compile, in brackets); `auto picks` is `kernel_plan`'s choice with an empty "
+                  "kernel cache (its cost model counts the mask build and the compile of a "
+                  "first call); n/a = masks over 8 MiB.", "",
+                  "| N | w | weights | auto picks (cold cache) | bitsliced | fused (first call) "
+                  "| lowhigh | lowhigh / bitsliced | lowhigh / fused |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for r in res["grid"]:
             b = _ms(r["bitsliced"]) if "bitsliced" in r else "n/a"
+            fu = (f"{_ms(r['fused'])} ({r['fused_first_call_s']:.2g} s)" if "fused" in r
+                  else "n/a")
             lh = _ms(r["lowhigh"]) if "lowhigh" in r else "(not timed)"
             ratio = f"{r['ratio']:.1f}×" if "ratio" in r else "–"
-            lines.append(f"| {r['N']} | {r['w']} | ±{r['wmax']} | {r['auto']} | {b} | {lh} | "
-                         f"{ratio} |")
+            rf = f"{r['ratio_fused']:.1f}×" if "ratio_fused" in r else "–"
+            lines.append(f"| {r['N']} | {r['w']} | ±{r['wmax']} | {r['auto']} | {b} | {fu} | "
+                         f"{lh} | {ratio} | {rf} |")
     if res.get("compile"):
         cold, warm = res["compile"]["cold"], res["compile"]["warm"]
         lines += ["", "## Compile time (fresh NUMBA_CACHE_DIR; first call minus second call)", ""]
