@@ -12,6 +12,7 @@ run the bit-sliced kernels on a range.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -102,11 +103,12 @@ def _wire_slots(sizes, first: int = 0) -> int:
 
 KERNELS = ("auto", "fused", "bitsliced", "lowhigh")
 _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
-# Bit-sliced slices below this many plane-op words (about 5 ms of one core) run serially: below
-# that, starting a thread pool per slice and waiting for a descheduled straggler cost more than
-# a second thread gains (benchmarks/bench_bitsliced.py, W1: 2 threads 6.4 -> 5.3 ms at 2^25
-# instead of 2^22, load 1.4; W2 and W3 unchanged).
-_SERIAL_BITS_WORK = 1 << 25
+# Bit-sliced slices below this many plane-op words (about 1-2 ms of one core) run serially.
+# With a thread pool created per call the limit had to be 2^25 (W1 on 2 threads 6.4 -> 5.3 ms
+# against 2^22); with one persistent pool (_helper_pool, the caller working too) the same-process
+# A/B of the public call gave W1 (N = 24; 2^24.6 words) fused 4.22 -> 3.57 ms and interpreted
+# 8.36 -> 5.37 ms on threads, while at N = 22 (2^22.6) serial stayed faster (1.11 vs 1.60 ms).
+_SERIAL_BITS_WORK = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -290,18 +292,34 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     return _plan_of(c, kernel, finish=False)[0]
 
 
+_HELPERS: list = []            # [ThreadPoolExecutor, workers]: one pool, reused across calls
+_HELPERS_LOCK = threading.Lock()
+
+
+def _helper_pool(workers: int):
+    """A pool of at least ``workers`` threads that only ever runs block-kernel chunks (which
+    never wait on anything), so sharing it between concurrent callers cannot deadlock."""
+    from concurrent.futures import ThreadPoolExecutor
+    with _HELPERS_LOCK:
+        if not _HELPERS or _HELPERS[1] < workers:
+            old = _HELPERS[0] if _HELPERS else None
+            _HELPERS[:] = [ThreadPoolExecutor(workers, thread_name_prefix="depthsep-bits"),
+                           workers]
+            if old is not None:
+                old.shutdown(wait=False)
+        return _HELPERS[0]
+
+
 def _bits_threads(block, args, h_lo: int, h_hi: int):
     """``_bs_block`` over [h_lo, h_hi) on ``numba.get_num_threads()`` Python threads.
 
     The block kernel releases the GIL (``nogil``), so threads run it in parallel; they take
-    chunks of high-block values from a shared list (dynamic scheduling).  Measured on the shared
+    chunks of high-block values from a shared list (dynamic scheduling).  The calling thread is
+    one of them, the others come from one persistent pool (:func:`_helper_pool`).  Measured on the shared
     2-vCPU machines: numba's OpenMP ``prange`` ran the bit-sliced kernel 2.4x slower on two
     threads than on one under load 4, these threads never slower than one.  Counts add and the
     first index is the smallest over chunks, so the result does not depend on scheduling.
     """
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
     import numba
     threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
     n_chunks = min(h_hi - h_lo, 8 * threads)
@@ -324,8 +342,8 @@ def _bits_threads(block, args, h_lo: int, h_hi: int):
 
     if threads == 1:
         return worker()
-    with ThreadPoolExecutor(threads) as pool:
-        parts = [fut.result() for fut in [pool.submit(worker) for _ in range(threads)]]
+    futs = [_helper_pool(threads - 1).submit(worker) for _ in range(threads - 1)]
+    parts = [worker()] + [fut.result() for fut in futs]     # the caller works too
     hits = [f for _, f in parts if f >= 0]
     return sum(c for c, _ in parts), (min(hits) if hits else -1)
 
