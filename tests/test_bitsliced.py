@@ -83,7 +83,9 @@ def test_truth_table_and_counts_match_naive(N, widths, mode, path, monkeypatch):
 @needs_jit
 @pytest.mark.parametrize("N", [4, 10, 14])
 @pytest.mark.parametrize("path", PATHS)
-def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
+@pytest.mark.parametrize("kernel", ["bitsliced", "fused"])
+def test_disagreements_match_naive_for_every_target_kind(N, path, kernel, monkeypatch):
+    """Both bit-sliced kernels (interpreted and compiled) against the naive twins."""
     force_path(monkeypatch, path)
     rng = np.random.default_rng(N)
     circ = random_circuit(rng, N, (6,), wmax=3)
@@ -101,7 +103,7 @@ def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
         "itself": (TruthTable(np.array(values, dtype=np.uint8)), values),
     }
     for name, (target, ref) in targets.items():
-        res = c.count_disagreements(circ, target, kernel="bitsliced")
+        res = c.count_disagreements(circ, target, kernel=kernel)
         count, first = naive_kernels.count_first(values, ref, 0, 1 << N)
         assert (res.count, res.index) == (count, first), name
         if first >= 0:
