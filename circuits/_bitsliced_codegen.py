@@ -293,11 +293,6 @@ def state(key: str) -> str:
     return "cached" if (cache_dir() / f"_depthsep_fused_{key}.py").exists() else "absent"
 
 
-def is_available(key: str) -> bool:
-    """True when the kernel is loaded in this process or cached on disk."""
-    return state(key) != "absent"
-
-
 def _prune(directory: Path) -> None:
     files = sorted(directory.glob("_depthsep_fused_*.py"), key=lambda p: p.stat().st_mtime)
     for p in files[:max(0, len(files) - MAX_FILES)]:

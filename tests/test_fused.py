@@ -246,11 +246,11 @@ def test_cache_files_are_written_whole_found_again_and_pruned(tmp_path, monkeypa
     for _ in range(3):
         circ = random_circuit(rng, 13, (3,))
         key = cg.circuit_key(circ)
-        assert not cg.is_available(key)
+        assert cg.state(key) == "absent"
         c.count_ones(circ, **FU)
         path = tmp_path / "kernels" / f"_depthsep_fused_{key}.py"
         assert path.read_text() == cg.source(circ)           # whole, not partial
-        assert cg.is_available(key)
+        assert cg.state(key) == "loaded"
         keys.append(key)
         os.utime(path, (1e9 + len(keys), 1e9 + len(keys)))   # distinct ages
     files = sorted(p.name for p in (tmp_path / "kernels").glob("_depthsep_fused_*.py"))
