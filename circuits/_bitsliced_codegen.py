@@ -11,8 +11,8 @@ alias checks), the carry-save sums stay in vector registers and each layer-1 pla
 loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
 planes reduce to K bits with at most P adders) and no buffer traffic.  The driver
 ``_bits._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
-Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.2-1.5x less time than the interpreted
-program on W1-W3, 4.7x on IP_16's depth-3 circuit; W2's 6.7 MB mask table makes its loads wait
+Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.2-2.0x less time than the interpreted
+program on W1-W3, 4.4-5.1x on IP_16's depth-3 circuit; W2's 6.7 MB mask table makes its loads wait
 on L3 (all mask words pinned to one plane: 60 -> 33 ms).
 
 How the adders are ordered: the planes arrive input by input (low bit first) into streaming
@@ -234,7 +234,8 @@ LOAD_SECONDS = 0.2
 def compile_seconds_estimate(n_inputs: int) -> float:
     """Cold compile time (code generation, numba typing, LLVM) of a kernel with ``n_inputs``
     adder inputs on the benchmark machine: about 0.8 s + 13 ms per input (first calls measured
-    by benchmarks/bench_fused.py: IP_16, 32 inputs, 1.2 s; W1, 95, 2.1 s; W2, 380, 6.2 s)."""
+    by benchmarks/bench_fused.py in three runs: IP_16, 32 inputs, 1.2-1.5 s; W1, 95, 1.8-2.1 s;
+    W2, 380, 5.8-7.1 s)."""
     return 0.8 + 0.013 * n_inputs
 
 
