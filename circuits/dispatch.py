@@ -157,6 +157,7 @@ _L2_BYTES = 1 << 21
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
 _FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
+_FACTS = weakref.WeakKeyDictionary()   # circuit -> (compiled kernel's key, its adder inputs)
 
 
 def _estimates(c: ThresholdCircuit, plan) -> tuple:
@@ -199,12 +200,13 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
         return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
                 _circuit_kernel_args(c))
     est_bits, est_low = _estimates(c, plan)
-    inputs = _codegen.input_planes(c)
+    if c not in _FACTS:                 # a hash of every weight: once per circuit object
+        _FACTS[c] = (_codegen.circuit_key(c), _codegen.input_planes(c))
+    key, inputs = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
     per_input = _NS_FUSED_L2 if plan.mask_bytes <= _L2_BYTES else _NS_FUSED_L3
     est_fused = (_NS_MASK_BYTE * plan.mask_bytes
                  + n_planes * (inputs * per_input + _NS_GATE_LOOKUP * plan.n_l1))
-    key = _codegen.circuit_key(c)
     state = _codegen.state(key)
     setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
              "absent": _codegen.compile_seconds_estimate(inputs)}[state]
