@@ -245,13 +245,16 @@ _LAYER = None
 
 
 def numba_threading_layer() -> str:
-    """The numba threading layer in use (``'omp'``, ``'tbb'`` or ``'workqueue'``).
+    """The numba threading layer in use (``'omp'``, ``'tbb'`` or ``'workqueue'``; ``'none'``
+    with ``NUMBA_DISABLE_JIT=1``, where kernels run as plain Python and no layer starts).
 
     numba picks it when the first parallel kernel runs; this runs a tiny one if none has.
     """
     global _LAYER
     if _LAYER is None:
         import numba
+        if numba.config.DISABLE_JIT:
+            return "none"
         try:
             _LAYER = numba.threading_layer()
         except ValueError:
