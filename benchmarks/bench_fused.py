@@ -24,7 +24,6 @@ Results: ``benchmarks/results_fused.md`` and ``.json`` (written atomically).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -36,8 +35,8 @@ import numba  # noqa: E402
 
 import circuits as c  # noqa: E402
 from benchmarks import _common  # noqa: E402
+from benchmarks.bench_bitsliced import _load, _ms, _slice  # noqa: E402
 from benchmarks.bench_circuits import numpy_count, w1_circuit  # noqa: E402
-from circuits import simulate  # noqa: E402
 from circuits.utils.progress import progress_bar  # noqa: E402
 
 KERNELS = ("fused", "bitsliced", "lowhigh")
@@ -46,10 +45,6 @@ SPECS = {   # id: (N, width, seed, IP target?, numpy fraction)
     "W2": (26, 256, 2, False, 64),
     "W3": (26, 64, 3, True, 16),
 }
-
-
-def _load():
-    return os.getloadavg()[0]
 
 
 def _circuit(wid):
@@ -71,12 +66,6 @@ def _same(times, what):
     return next(iter(vals.values()))
 
 
-def _slice(circ, target, stop, kernel):
-    f = c.as_boolean_function(target, circ.n_inputs)
-    packed = simulate._plan_of(circ, kernel)[1]
-    return simulate._disagree_chunk(packed, f._spec(), 0, stop)
-
-
 def bench(wid, repeats, *, lowhigh_fraction=1):
     """Interleaved timings of the three kernels (two threads, then one) on one workload."""
     circ, target = _circuit(wid)
@@ -84,8 +73,8 @@ def bench(wid, repeats, *, lowhigh_fraction=1):
     runs = {k: (lambda k=k: c.count_disagreements(circ, target, kernel=k)) for k in KERNELS}
     if lowhigh_fraction > 1:             # IP18: low/high on a slice only (said so)
         part = (1 << N) // lowhigh_fraction
-        runs["lowhigh"] = lambda: _slice(circ, target, part, "lowhigh")
-        runs["fused_slice"] = lambda: _slice(circ, target, part, "fused")
+        runs["lowhigh"] = lambda: _slice(circ, target, 0, part, "lowhigh")
+        runs["fused_slice"] = lambda: _slice(circ, target, 0, part, "fused")
     for fn in runs.values():
         fn()                             # compiled / loaded, masks built, pages touched
     row = {"id": wid, "N": N, "gates": [layer.n_gates for layer in circ.layers],
@@ -109,7 +98,7 @@ def bench(wid, repeats, *, lowhigh_fraction=1):
     if wid in SPECS:
         frac = SPECS[wid][4]
         part = (1 << N) // frac
-        ours = _slice(circ, target, part, "fused")[0]
+        ours = _slice(circ, target, 0, part, "fused")[0]
         base = _common.interleaved(
             {"numpy": lambda: numpy_count(circ, 0, part, ip=target == "ip")}, 3)["numpy"]
         if base.result != ours:
@@ -145,10 +134,6 @@ def bench_compile(wid):
         cold = _common.run_child(code, env=env)
         warm = _common.run_child(code, env=env)
     return {"cold": cold, "cached": warm}
-
-
-def _ms(t):
-    return f"{t['median_s'] * 1e3:.3g} [{t['min_s'] * 1e3:.3g}–{t['max_s'] * 1e3:.3g}] ms"
 
 
 def render(res) -> str:

@@ -438,11 +438,11 @@ def _bs_target(h, geom, params, table, pw, pq, tv, rm, st):
 
 
 @njit(cache=True, nogil=True)
-def _bs_account(h, buf, oo, geom, params, table, out, pw, pq, tv, rm, st):
+def _bs_account(h, buf, oo, geom, params, table, out, pw, pq, tv, rm, st, find_first):
     """Use the output plane of h (``buf[oo:oo + NW]``): truth-table mode (geom[2] < 0) writes
     it to ``out``; otherwise returns (number of lanes in [start, stop) where it differs from the
-    target, the smallest such index or -1).  ``tv``, ``rm``, ``st``: scratch for
-    :func:`_bs_target`."""
+    target, the smallest such index or -1; searched only if ``find_first``, i.e. until the
+    block has one).  ``tv``, ``rm``, ``st``: scratch for :func:`_bs_target`."""
     base = h << LB
     if geom[2] < 0:
         start = geom[0]
@@ -457,7 +457,7 @@ def _bs_account(h, buf, oo, geom, params, table, out, pw, pq, tv, rm, st):
     for q in range(NW):
         d += _ctpop((buf[oo + q] ^ tv[q]) & rm[q])
     f = np.int64(-1)
-    if d > 0:
+    if d > 0 and find_first:
         for q in range(NW):
             w = (buf[oo + q] ^ tv[q]) & rm[q]
             if w != 0:
@@ -496,7 +496,8 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
     for h in range(h_lo, h_hi):
         _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs)
         _program(ops, sidx, masks, moffs, buf, o14)
-        d, fh = _bs_account(h, buf, prog[1], geom, params, table, out, pw, pq, tv, rm, st)
+        d, fh = _bs_account(h, buf, prog[1], geom, params, table, out, pw, pq, tv, rm, st,
+                            f < 0)
         c += d
         if f < 0:
             f = fh

@@ -126,7 +126,7 @@ def test_negative_controls_planted_generator_bugs_are_caught(mutation, monkeypat
     assert caught > 0
 
 
-def test_streaming_counters_leave_at_most_one_plane_per_column():
+def test_streaming_counters_use_at_most_one_adder_per_input_plane():
     """The adder reduces P input planes with at most P full or half adders (no padding)."""
     circ = random_circuit(np.random.default_rng(5), 14, (64,), wmax=8)
     l1, jobs, _ = bplan.netlist(circ)
