@@ -505,15 +505,14 @@ def _bs_block(masks, l1, WhT, ops, sidx, prog, geom, params, table, out, h_lo, h
 
 
 # The compiled kernels of circuits._bitsliced_codegen: one generated function per circuit,
-# ``plane(masks, moffs, tv, rm, q_lo, q_hi)`` = number of lanes of words [q_lo, q_hi) where the
-# circuit's output differs from ``tv``, restricted to ``rm``; compiled with this signature, so
+# ``plane(masks, moffs, tv, rm)`` = number of lanes where the circuit's output differs from
+# ``tv``, restricted to ``rm``; compiled with this signature, so
 # the driver below is compiled once (it receives the function as a first-class function).
 _RO_U64 = types.Array(types.uint64, 1, "C", readonly=True)
 _RO_I64_1 = types.Array(types.int64, 1, "C", readonly=True)
 _RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
 _RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
-PLANE_SIG = types.int64(_RO_U64, types.int64[::1], types.uint64[::1], types.uint64[::1],
-                        types.int64, types.int64)
+PLANE_SIG = types.int64(_RO_U64, types.int64[::1], types.uint64[::1], types.uint64[::1])
 _FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, types.int64[::1],
               _RO_I64_1, _RO_U8, types.int64, types.int64)
 
@@ -521,41 +520,42 @@ _FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, type
 @njit(cache=True, nogil=True)
 def _fused_block(plane, masks, l1, WhT, geom, params, table, h_lo, h_hi):
     """:func:`_bs_block` (count mode) with the circuit's compiled ``plane`` function in place of
-    the interpreted program.  The first lane of a plane with a count: the first word with a
-    count, then bisection on that word's lanes (``rm`` restricted to [lo, mid), restored)."""
+    the interpreted program.
+
+    The first lane of a plane with a count is found by bisection on ``rm``: the plane restricted
+    to the lanes [lo, mid) (the rest of ``rm`` zeroed; restored afterwards) has a count or not,
+    until one lane is left (12 calls; exact: the count restricted to a set of lanes is the
+    number of its lanes that differ)."""
     mbase, mtop, idx, moffs = _bs_start(l1, WhT, h_lo)
     pw, pq = _bs_tables()
     tv = np.zeros(NW, dtype=np.uint64)
     rm = np.zeros(NW, dtype=np.uint64)
+    keep = np.zeros(NW, dtype=np.uint64)
     st = np.zeros(2, dtype=np.int64)
-    one = np.uint64(1)
-    q_all = np.int64(NW)
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
         _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs)
         _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
-        d = plane(masks, moffs, tv, rm, c - c, q_all)
+        d = plane(masks, moffs, tv, rm)
         if d == 0:
             continue
         c += d
         if f >= 0:
             continue
-        for q in range(NW):
-            if plane(masks, moffs, tv, rm, np.int64(q), np.int64(q + 1)) > 0:
-                keep = rm[q]
-                lo = 0
-                hi = 64
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    rm[q] = keep & (((one << np.uint64(mid - lo)) - one) << np.uint64(lo))
-                    if plane(masks, moffs, tv, rm, np.int64(q), np.int64(q + 1)) > 0:
-                        hi = mid
-                    else:
-                        lo = mid
-                rm[q] = keep
-                f = (h << LB) + q * 64 + lo
-                break
+        keep[:] = rm
+        lo = 0
+        hi = LANES
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            for q in range(NW):
+                rm[q] = _range_word(keep[q], q, lo, mid)
+            if plane(masks, moffs, tv, rm) > 0:
+                hi = mid
+            else:
+                lo = mid
+        rm[:] = keep
+        f = (h << LB) + lo
     return c, f
 
 
