@@ -2,24 +2,38 @@
 
 The interpreted kernel (``circuits._kernels_bitsliced._bs_block``) runs a circuit's adder program
 op by op over whole 64-word planes: every compressor loads its inputs from, and stores its sums
-and carries to, a scratch buffer.  Here the same circuit (the same ``_bitsliced_plan.netlist``) becomes
-straight-line Python source, one statement per bitwise operation on one word, inside one loop
-over the words of a plane, ending in a popcount of the lanes where the output differs from the
+and carries to, a scratch buffer.  Here the same circuit (the same ``_bitsliced_plan.netlist``)
+becomes straight-line Python source, one statement per bitwise operation on a vector of eight
+words (``circuits._simd``: LLVM ``<8 x i64>``, one AVX-512 register), inside one loop over the
+eight vectors of a plane, ending in a popcount of the lanes where the output differs from the
 target.  numba compiles it once per circuit (``plane``, with the fixed signature
-``_bits.PLANE_SIG``); LLVM vectorises the loop (the loop stores nothing, so it needs no run-time
-alias checks), the carry-save sums stay in vector registers and each layer-1 plane word is
-loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
-planes reduce to K bits with at most P adders) and no buffer traffic.  The driver
+``_bits.PLANE_SIG``); the carry-save sums stay in vector registers and each layer-1 plane word
+is loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
+planes reduce to K bits with at most P adders), a full adder is two ``vpternlogq``
+(``_simd.vsum3``, ``_simd.vcarry``), and there is no buffer traffic.  The driver
 ``_bits._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
-Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.2-2.0x less time than the interpreted
-program on W1-W3, 4.4-5.1x on IP_16's depth-3 circuit; W2's 6.7 MB mask table makes its loads wait
-on L3 (all mask words pinned to one plane: 60 -> 33 ms).
+Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.1-1.8x less time than the interpreted
+program on W1-W3, 5.5-5.8x on IP_16's depth-3 circuit.  W2's 6.4 MiB mask table makes its loads
+wait on L3 (all mask words pinned to one plane: 55 -> 30 ms on one thread); masks of fewer lanes
+(a 0.6 MiB table of 512-lane masks, eight sub-planes per plane with their own offsets) were
+slower (W2 82 vs 64 ms, W3 19 vs 15 ms: the offsets spill), so a mask covers the whole plane.
+
+History of the word loop (same-process A/B, median of 7-9, benchmark machine): the version
+that LLVM vectorised from scalar ``uint64`` code ran with run-time bounds and a signed index
+(numba's negative-index wraparound), so LLVM gathered ``tv`` and kept sums on the stack (W2:
+70 vector spills per 8 words); with a constant trip count and an unsigned index (public call,
+one thread) W2 went 58 -> 52 ms and W3 13 -> 10 ms.  Scalar code then left full adders at two
+to three operations each (a majority has no depth-two formula, so LLVM never made it one
+``vpternlogq``); explicit vectors with the copy-free carry (``_simd`` module docstring) cut
+W2's vector operations per 8 words from 948 to 747 and its cold compile from 5.4 to 3.9 s,
+for 4-8 % on W1 and W2 and no change on W3 and IP_16 (the loop is then bound by loads and
+address arithmetic rather than by the vector ALU).
 
 How the adders are ordered: the planes arrive input by input (low bit first) into streaming
 carry-save counters, at most two pending planes per column, a third triggering a full adder
 whose sum stays and whose carry moves up.  This keeps few values live (no register spills for
-W1); a breadth-first (Wallace) order spilled on W2 (96 vs 59 ms) and a majority written as
-(x & y) | (x & z) | (y & z) was no faster than the form used (both measured in one process).
+W1 or W2); a breadth-first (Wallace) order spilled on W2 (96 vs 59 ms, measured in one
+process with the scalar code).
 
 Exactness is the interpreted kernel's argument (``_kernels_bitsliced`` module docstring, items
 1-3) with a different order of the same kind of adders: each full adder maps three planes of
@@ -32,11 +46,6 @@ Carries into columns >= K are zero (S' < 2^K) and are dropped.  The comparison S
 interpreted kernel's bitwise one, with constant bits folded by the generator (Python ints).
 The first counterexample of a plane is found by re-running ``plane`` with the lane mask ``rm``
 restricted to halves of the plane (bisection, 12 calls; exact).
-
-The loop has a constant trip count (NW words) and indexes with an unsigned word number: with
-run-time bounds and a signed index (numba's negative-index wraparound) LLVM gathered ``tv`` and
-kept sums on the stack (W2: 70 vector spills per 8 words, none now; same-process A/B of the
-public call on one thread, three runs: W2 58 -> 52 ms, W3 13 -> 10 ms).
 
 Kernels are cached: sources live in ``$DEPTHSEP_CACHE_DIR``, else ``$XDG_CACHE_HOME/depthsep``
 or ``~/.cache/depthsep`` (subdirectory ``kernels``), named by a hash of the circuit's weights and
@@ -61,7 +70,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from circuits import _bitsliced_plan as _bplan, _kernels_bitsliced as _bits
+from circuits import _bitsliced_plan as _bplan, _kernels_bitsliced as _bits, _simd
 
 MAX_INPUTS = 20_000         # adder inputs; beyond, the interpreted program runs (compile time)
 MAX_FILES = 256             # generated kernels kept in the cache directory
@@ -72,7 +81,9 @@ _LOCK = threading.Lock()
 
 
 class _Emitter:
-    """Straight-line code for one word of the output plane (statements on uint64 scalars)."""
+    """Straight-line code for one vector of eight words of the output plane (statements on
+    ``circuits._simd`` vectors: ``vload``, ``vsum3`` / ``vcarry`` (full adder), ``vxor`` /
+    ``vand`` (half adder), ``vor``, ``vnot``)."""
 
     def __init__(self):
         self.lines = []
@@ -88,19 +99,19 @@ class _Emitter:
         name = f"m{plane}"
         if plane not in self.loaded:
             self.loaded.add(plane)
-            self.lines.append(f"{name} = masks[o{plane} + v]")
+            self.lines.append(f"{name} = vload(masks, o{plane} + v)")
         return name
 
     def full_adder(self, x, y, z):
         s, c = self.fresh(), self.fresh()
-        self.lines.append(f"{s} = {x} ^ {y} ^ {z}")
-        self.lines.append(f"{c} = (({x} ^ {z}) & ({y} ^ {z})) ^ {z}")
+        self.lines.append(f"{s} = vsum3({x}, {y}, {z})")
+        self.lines.append(f"{c} = vcarry({s}, {y}, {z})")     # = majority(x, y, z)
         return s, c
 
     def half_adder(self, x, y):
         s, c = self.fresh(), self.fresh()
-        self.lines.append(f"{s} = {x} ^ {y}")
-        self.lines.append(f"{c} = {x} & {y}")
+        self.lines.append(f"{s} = vxor({x}, {y})")
+        self.lines.append(f"{c} = vand({x}, {y})")
         return s, c
 
 
@@ -147,7 +158,7 @@ def _compare(em, bits, K, tp):
                 r = x
             else:
                 r2 = em.fresh()
-                em.lines.append(f"{r2} = {x} & {r}")
+                em.lines.append(f"{r2} = vand({x}, {r})")
                 r = r2
         else:                            # r_b = S'_b | r_{b-1}
             if x is None or r == "ONES":
@@ -156,7 +167,7 @@ def _compare(em, bits, K, tp):
                 r = x
             else:
                 r2 = em.fresh()
-                em.lines.append(f"{r2} = {x} | {r}")
+                em.lines.append(f"{r2} = vor({x}, {r})")
                 r = r2
     return r
 
@@ -195,7 +206,7 @@ def _gate(em, prev, g, neg):
             prev[(g, True)] = "ZERO" if x == "ONES" else "ONES"
         else:
             name = em.fresh()
-            em.lines.append(f"{name} = ~{x}")
+            em.lines.append(f"{name} = vnot({x})")
             prev[(g, True)] = name
     return prev[(g, True)]
 
@@ -205,15 +216,15 @@ _HEADER = '''\
 import numpy as np
 from numba import njit
 
-from circuits._kernels_bitsliced import PLANE_SIG, _ctpop
-
-ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-ZERO = np.uint64(0)
+from circuits._kernels_bitsliced import PLANE_SIG
+from circuits._simd import vand, vcarry, vload, vnot, vor, vpop, vsplat, vsum3, vxor
 
 
 @njit(PLANE_SIG, cache=True, nogil=True)
 def plane(masks, moffs, tv, rm):
     """Lanes of the plane where the output differs from tv, restricted to rm."""
+    ONES = vsplat(np.uint64(0xFFFFFFFFFFFFFFFF))
+    ZERO = vsplat(np.uint64(0))
 '''
 
 
@@ -224,10 +235,10 @@ def source(circuit):
     lines, planes, out = _plane_code(l1, jobs, out_ref)
     body = [f"    o{p} = np.uint64(moffs[{p}])" for p in planes]
     body.append("    d = np.int64(0)")
-    body.append(f"    for q in range({_bits.NW}):")       # a constant trip count
-    body.append("        v = np.uint64(q)")                # unsigned: no wraparound selects
+    body.append(f"    for q in range(0, {_bits.NW}, {_simd.VW}):")
+    body.append("        v = np.uint64(q)")
     body += ["        " + line for line in lines]
-    body.append(f"        d += _ctpop(({out} ^ tv[v]) & rm[v])")
+    body.append(f"        d += vpop(vand(vxor({out}, vload(tv, v)), vload(rm, v)))")
     body.append("    return d")
     return _HEADER + "\n".join(body) + "\n"
 
@@ -275,6 +286,7 @@ def _code_version() -> str:
     if not _CODE_VERSION:
         h = hashlib.sha256(Path(_bits.__file__).read_bytes())
         h.update(Path(_bplan.__file__).read_bytes())
+        h.update(Path(_simd.__file__).read_bytes())
         h.update(Path(__file__).read_bytes())
         h.update(f"{_bits.LB} {numba.__version__}".encode())
         _CODE_VERSION.append(h.hexdigest())

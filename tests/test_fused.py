@@ -33,16 +33,30 @@ M64 = (1 << 64) - 1
 
 # --- (1) the generated code as Python, on Python ints ------------------------------------------
 
+#: The vector operations of circuits._simd on one word (Python ints), by their definitions.
+PY_VECTOR_OPS = {
+    "vload": lambda arr, i: arr[i],
+    "vxor": lambda a, b: a ^ b,
+    "vand": lambda a, b: a & b,
+    "vor": lambda a, b: a | b,
+    "vnot": lambda a: ~a & M64,
+    "vsum3": lambda a, b, c: a ^ b ^ c,
+    # lane by lane: b where b = c, else not s (the carry of a full adder with sum s)
+    "vcarry": lambda s, b, c: sum(1 << r for r in range(64)
+                                  if (((b >> r) & 1) if (b >> r) & 1 == (c >> r) & 1
+                                      else 1 - ((s >> r) & 1))),
+}
+
 def run_generated(circuit, words):
     """Execute the generated word-loop statements with Python ints: ``words[p]`` is the word
     of layer-1 plane p; returns the output word."""
     l1, jobs, out_ref = bplan.netlist(circuit)
     lines, planes, out = cg._plane_code(l1, jobs, out_ref)
-    env = {"ONES": M64, "ZERO": 0, "masks": words, "v": 0}
+    env = {"ONES": M64, "ZERO": 0, "masks": words, "v": 0, **PY_VECTOR_OPS}
     env.update({f"o{p}": p for p in planes})
     for line in lines:
         name, expr = line.split(" = ", 1)
-        env[name] = eval(expr, {}, env) & M64          # ~x of a Python int is negative: mask
+        env[name] = eval(expr, {}, env) & M64
     return env[out] & M64 if out not in ("ONES", "ZERO") else env[out]
 
 
@@ -101,8 +115,8 @@ def test_generated_code_for_a_depth1_circuit_is_the_mask_plane():
 
 def _broken_full_adder(self, x, y, z):
     s, k = self.fresh(), self.fresh()
-    self.lines.append(f"{s} = {x} ^ {y} ^ {z}")
-    self.lines.append(f"{k} = {x} & {y}")              # wrong carry: misses x z and y z
+    self.lines.append(f"{s} = vsum3({x}, {y}, {z})")
+    self.lines.append(f"{k} = vand({x}, {y})")         # wrong carry: misses x z and y z
     return s, k
 
 
@@ -131,7 +145,7 @@ def test_streaming_counters_use_at_most_one_adder_per_input_plane():
     circ = random_circuit(np.random.default_rng(5), 14, (64,), wmax=8)
     l1, jobs, _ = bplan.netlist(circ)
     lines, _, _ = cg._plane_code(l1, jobs, None)
-    adders = sum(1 for line in lines if " ^ " in line and "&" not in line)
+    adders = sum(1 for line in lines if "vsum3(" in line or "vxor(" in line)
     assert adders <= cg.input_planes(circ)
 
 
