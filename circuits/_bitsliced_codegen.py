@@ -13,10 +13,16 @@ planes reduce to K bits with at most P adders), a full adder is two ``vpternlogq
 (``_simd.vsum3``, ``_simd.vcarry``), and there is no buffer traffic.  The driver
 ``_bits._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
 Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.1-1.8x less time than the interpreted
-program on W1-W3, 5.5-5.8x on IP_16's depth-3 circuit.  W2's 6.4 MiB mask table makes its loads
-wait on L3 (all mask words pinned to one plane: 55 -> 30 ms on one thread); masks of fewer lanes
-(a 0.6 MiB table of 512-lane masks, eight sub-planes per plane with their own offsets) were
-slower (W2 82 vs 64 ms, W3 19 vs 15 ms: the offsets spill), so a mask covers the whole plane.
+program on W1-W3, 5.5-5.8x on IP_16's depth-3 circuit.
+
+Masks of fewer lanes: with 4096-lane masks W2's table is 6.4 MiB and its loads wait on L3 (all
+mask words pinned to one plane: 55 -> 30 ms on one thread).  ``source(circuit, mask_bits)``
+with mask_bits < LB reads, for each vector, the offset of its sub-plane's mask (``moffs`` has
+one row per sub-plane, ``_bits._fused_block``), so the table shrinks by 2^(LB - mask_bits)
+(W2 at 10 bits: 1.3 MiB; 36 vs 47-50 ms on one thread) for the cost of one offset load per
+mask vector, which the 4096-lane kernel also pays (its 256 hoisted addresses do not fit in
+registers) and of computing the sub-plane offsets (a vectorised loop; as a scalar loop it ate
+the gain).  ``circuits.dispatch`` picks the lane count from the table size.
 
 History of the word loop (same-process A/B, median of 7-9, benchmark machine): the version
 that LLVM vectorised from scalar ``uint64`` code ran with run-time bounds and a signed index
@@ -85,10 +91,11 @@ class _Emitter:
     ``circuits._simd`` vectors: ``vload``, ``vsum3`` / ``vcarry`` (full adder), ``vxor`` /
     ``vand`` (half adder), ``vor``, ``vnot``)."""
 
-    def __init__(self):
+    def __init__(self, address="o{p} + v"):
         self.lines = []
         self.n = 0
         self.loaded = set()
+        self.address = address           # word index of plane p's vector in ``masks``
 
     def fresh(self):
         self.n += 1
@@ -99,7 +106,7 @@ class _Emitter:
         name = f"m{plane}"
         if plane not in self.loaded:
             self.loaded.add(plane)
-            self.lines.append(f"{name} = vload(masks, o{plane} + v)")
+            self.lines.append(f"{name} = vload(masks, {self.address.format(p=plane)})")
         return name
 
     def full_adder(self, x, y, z):
@@ -172,9 +179,9 @@ def _compare(em, bits, K, tp):
     return r
 
 
-def _plane_code(l1, jobs, out_ref):
+def _plane_code(l1, jobs, out_ref, address="o{p} + v"):
     """(statements of the word loop, layer-1 planes read, name of the output word)."""
-    em = _Emitter()
+    em = _Emitter(address)
     if out_ref is not None:
         return em.lines, [out_ref[1]], em.load(out_ref[1])
     prev = {}                            # (gate, complement) -> name, previous layer
@@ -228,15 +235,32 @@ def plane(masks, moffs, tv, rm):
 '''
 
 
-def source(circuit):
-    """Python source of the compiled kernel of ``circuit``.  Raises
-    :class:`_bplan.NotApplicable` like :func:`_bplan.build`."""
+def source(circuit, mask_bits=None):
+    """Python source of the compiled kernel of ``circuit`` for layer-1 masks of ``mask_bits``
+    lane bits (default LB: one mask per plane, its offsets loaded once; 9 .. LB - 1: the plane's
+    2^(LB - mask_bits) sub-planes, ``moffs`` holding one row of offsets per sub-plane, read
+    where the vector loads them).  Raises :class:`_bplan.NotApplicable` like
+    :func:`_bplan.build`."""
+    mb = _bits.LB if mask_bits is None else mask_bits
+    vw = _simd.VW
+    mw = 1 << (mb - 6)
+    if mw % vw or mb > _bits.LB:
+        raise ValueError(f"mask_bits must be in [9, {_bits.LB}], got {mb}")
     l1, jobs, out_ref = _bplan.netlist(circuit)
-    lines, planes, out = _plane_code(l1, jobs, out_ref)
-    body = [f"    o{p} = np.uint64(moffs[{p}])" for p in planes]
-    body.append("    d = np.int64(0)")
-    body.append(f"    for q in range(0, {_bits.NW}, {_simd.VW}):")
-    body.append("        v = np.uint64(q)")
+    if mb == _bits.LB:
+        lines, planes, out = _plane_code(l1, jobs, out_ref)
+        body = [f"    o{p} = np.uint64(moffs[{p}])" for p in planes]
+        body.append("    d = np.int64(0)")
+        body.append(f"    for q in range(0, {_bits.NW}, {vw}):")
+        body.append("        v = np.uint64(q)")
+    else:
+        g = len(l1.gates) + 1
+        lines, planes, out = _plane_code(l1, jobs, out_ref, "np.uint64(moffs[b + {p}]) + w")
+        body = ["    d = np.int64(0)"]
+        body.append(f"    for q in range(0, {_bits.NW}, {vw}):")
+        body.append(f"        b = (q // {mw}) * {g}")
+        body.append(f"        w = np.uint64(q % {mw})")
+        body.append("        v = np.uint64(q)")
     body += ["        " + line for line in lines]
     body.append(f"        d += vpop(vand(vxor({out}, vload(tv, v)), vload(rm, v)))")
     body.append("    return d")
@@ -264,7 +288,7 @@ def cache_dir() -> Path:
     return Path(root) / "kernels"
 
 
-def circuit_key(circuit) -> str:
+def circuit_key(circuit, mask_bits=None) -> str:
     """Identity of a circuit's compiled kernel: a hash of its weights and thresholds, of
     ``_kernels_bitsliced.py`` and this module (the code they generate and call), and of the
     numba version.  The generated file is ``_depthsep_fused_<key>.py``."""
@@ -275,6 +299,7 @@ def circuit_key(circuit) -> str:
             h.update(repr(a.shape).encode())
             h.update(a.tobytes())
     h.update(_code_version().encode())
+    h.update(f"mask_bits={_bits.LB if mask_bits is None else mask_bits}".encode())
     return h.hexdigest()[:24]
 
 

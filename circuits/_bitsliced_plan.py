@@ -14,7 +14,7 @@ from circuits._kernels_bitsliced import (LANES, LB, MAX_K, N_COLS, NW, OP_C73_BU
                                          OP_C154_BUF, OP_C154_MASK, OP_CMP, OP_MASK, OP_NOT,
                                          _layer1_masks)
 
-__all__ = ["NotApplicable", "Plan", "netlist", "build", "finish", "LANES"]
+__all__ = ["NotApplicable", "Plan", "netlist", "build", "finish", "mask_table_bytes", "LANES"]
 
 
 
@@ -25,8 +25,8 @@ class NotApplicable(ValueError):
 class Plan:
     """Flat arrays for :func:`_bs_block` (picklable, no numba objects)."""
 
-    __slots__ = ("masks", "l1", "WhT", "ops", "sidx", "prog", "n_inputs", "mask_bytes",
-                 "n_ops", "n_l1", "pending", "code")
+    __slots__ = ("masks", "l1", "WhT", "sub", "mask_bits", "ops", "sidx", "prog", "n_inputs",
+                 "mask_bytes", "n_ops", "n_l1", "pending", "code", "interp")
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}
@@ -36,6 +36,9 @@ class Plan:
             setattr(self, k, _readonly(v) if isinstance(v, np.ndarray) else v)
 
     def args(self):
+        """Arguments of the interpreted kernel (``_bs_block``), which needs mask_bits = LB."""
+        if self.mask_bits != LB:
+            raise ValueError("a plan with mask_bits < LB runs on the compiled kernel only")
         return self.masks, self.l1, self.WhT, self.ops, self.sidx, self.prog
 
     def with_code(self, code):
@@ -225,14 +228,32 @@ def netlist(circuit):
     return l1, jobs, None
 
 
-def build(circuit):
+def mask_table_bytes(circuit, mask_bits=LB):
+    """Bytes of the layer-1 mask table of :func:`build` (without building anything)."""
+    l1, _, _ = netlist(circuit)
+    L1 = min(circuit.n_inputs, mask_bits)
+    n_masks = sum(sum(abs(v) for v in row[:L1]) + 2 for row, _ in l1.gates) + 1
+    return n_masks * (1 << mask_bits) // 8
+
+
+def build(circuit, mask_bits=LB):
     """The :class:`Plan` of a layered circuit, without its mask table (see :func:`finish`).
+
+    ``mask_bits`` (6 .. LB) is the number of low lane bits the layer-1 masks cover: LB for the
+    interpreted kernel; fewer (a smaller table, read by the compiled kernel sub-plane by
+    sub-plane: ``_kernels_bitsliced._fused_block``) only for the compiled kernel.  ``sub[s, j]``
+    is gate j's partial sum over lane bits mask_bits .. LB - 1 set as in s.
 
     Raises :class:`NotApplicable` (with the reason) when a bound of the module docstring fails;
     the caller then uses the low/high kernel.
     """
+    if not 6 <= mask_bits <= LB:
+        raise ValueError(f"mask_bits must be in [6, {LB}], got {mask_bits}")
     N = circuit.n_inputs
     L1 = min(N, LB)
+    Lm = min(N, mask_bits)
+    mw = 1 << (mask_bits - 6)
+    n_sub = 1 << (LB - mask_bits)
     l1, jobs, out_ref = netlist(circuit)
     prog = _Program()
     if out_ref is not None:
@@ -268,29 +289,35 @@ def build(circuit):
     g1 = len(l1.gates)
     lo, mlen, cbase, WhT = [], [], [], np.zeros((max(N - LB, 0), g1), dtype=np.int64)
     W1 = np.zeros((g1, N), dtype=np.int64)
+    sub = np.zeros((n_sub, g1), dtype=np.int64)
     for j, (row, t) in enumerate(l1.gates):
         tot = sum(abs(v) for v in row)
         if (2 * tot + 2).bit_length() > MAX_K:
             raise NotApplicable(f"a layer-1 gate has sum |w| = {tot}, too large for int64 "
                                 f"index arithmetic")
-        lo_j = sum(v for v in row[:L1] if v < 0)
-        hi_j = sum(v for v in row[:L1] if v > 0)
+        lo_j = sum(v for v in row[:Lm] if v < 0)
+        hi_j = sum(v for v in row[:Lm] if v > 0)
         lo.append(lo_j)
         mlen.append(hi_j - lo_j + 2)
         cbase.append(t - lo_j)
         W1[j] = row
         if N > LB:
             WhT[:, j] = row[LB:]
+        for sv in range(n_sub):
+            sub[sv, j] = sum(row[i] for i in range(Lm, L1) if (sv >> (i - mask_bits)) & 1)
     n_masks = sum(mlen) + 1
     plan = Plan()
     plan.code = None
-    plan.mask_bytes = n_masks * NW * 8
+    plan.interp = None
+    plan.mask_bits = mask_bits
+    plan.sub = _readonly(sub)
+    plan.mask_bytes = n_masks * mw * 8
     plan.n_l1 = g1
     moff = np.zeros(g1, dtype=np.int64)
     acc = 0
     for j in range(g1):
         moff[j] = acc
-        acc += mlen[j] * NW
+        acc += mlen[j] * mw
     plan.n_inputs = N
     # plane ops in 7:3 units (the cost model's unit): a 15:4 step reads 15 planes and writes 4,
     # measured 2.1x a 7:3 step (70 vs 33 ns on L1-resident planes, benchmarks/ machine)
@@ -298,9 +325,9 @@ def build(circuit):
     ops = np.array(prog.ops, dtype=np.int64).reshape(-1, N_COLS)
     for code, width in ((OP_C73_MASK, 6), (OP_C154_MASK, 14)):
         m = ops[:, 0] == code
-        sub = ops[m, 3:3 + width]
-        sub[sub < 0] = g1                  # the zero mask plane: the extra row of l1
-        ops[m, 3:3 + width] = sub
+        srcs = ops[m, 3:3 + width]
+        srcs[srcs < 0] = g1                # the zero mask plane: the extra row of l1
+        ops[m, 3:3 + width] = srcs
     plan.ops = _readonly(ops)
     plan.sidx = _readonly(np.array(prog.sidx + [0], dtype=np.int64))
     plan.prog = _readonly(np.array([prog.words, out], dtype=np.int64))
@@ -313,15 +340,15 @@ def build(circuit):
     l1_arr[g1, 1] = 1
     plan.l1 = _readonly(l1_arr)
     plan.masks = None
-    plan.pending = (W1, np.array(lo, dtype=np.int64), np.array(mlen, dtype=np.int64), moff, L1,
-                    acc + NW)
+    plan.pending = (W1, np.array(lo, dtype=np.int64), np.array(mlen, dtype=np.int64), moff, Lm,
+                    acc + mw, mw)
     return plan
 
 
 def finish(plan):
     """Fill in the mask table (the costly part of a plan, done once the plan is chosen)."""
     if plan.masks is None:
-        W1, lo, mlen, moff, L1, total = plan.pending
-        plan.masks = _readonly(_layer1_masks(W1, lo, mlen, moff, L1, total))
+        W1, lo, mlen, moff, L1, total, mw = plan.pending
+        plan.masks = _readonly(_layer1_masks(W1, lo, mlen, moff, L1, total, mw))
         plan.pending = None
     return plan

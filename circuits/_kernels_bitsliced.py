@@ -140,30 +140,33 @@ def _ctz(x):
 
 
 @njit(cache=True, nogil=True)
-def _layer1_masks(W1, lo, mlen, moff, L1, total):
-    """The mask table of layer 1: the NW words at moff[j] + i * NW are {a : s_j(a) >= lo_j + i}.
+def _layer1_masks(W1, lo, mlen, moff, L1, total, mw):
+    """The mask table of layer 1 over lanes a < 64 mw: the mw words at moff[j] + i * mw are
+    {a : s_j(a) >= lo_j + i}, s_j(a) = sum_{b < L1} W1[j, b] bit_b(a) (mw = NW for the
+    interpreted kernel; the compiled one may use masks of fewer lanes: :func:`_fused_block`).
 
     First the plane with index s_j(a) - lo_j gets lane a, then a suffix OR from the top index
-    down turns "equal" into "at least" (cost 2^LB + mlen_j * NW per gate).  The last NW words of
-    the table stay zero: the all-zero plane that pads the compressors.
+    down turns "equal" into "at least" (cost 64 mw + mlen_j * mw per gate).  The last mw words
+    of the table stay zero: the all-zero plane that pads the compressors.
     """
     masks = np.zeros(total, dtype=np.uint64)
     g1 = W1.shape[0]
-    s = np.empty(LANES, dtype=np.int64)
+    lanes = 64 * mw
+    s = np.empty(lanes, dtype=np.int64)
     for j in range(g1):
         s[0] = 0
         top = 0
-        for a in range(1, LANES):          # s[a] = s[a - 2^top] + w_top: one add per lane
+        for a in range(1, lanes):          # s[a] = s[a - 2^top] + w_top: one add per lane
             if a >= (2 << top):
                 top += 1
             s[a] = s[a - (1 << top)] + (W1[j, top] if top < L1 else 0)
         base = moff[j]
-        for a in range(LANES):
-            masks[base + (s[a] - lo[j]) * NW + (a >> 6)] |= np.uint64(1) << np.uint64(a & 63)
+        for a in range(lanes):
+            masks[base + (s[a] - lo[j]) * mw + (a >> 6)] |= np.uint64(1) << np.uint64(a & 63)
         for i in range(mlen[j] - 2, -1, -1):
-            o = base + i * NW
-            for q in range(NW):
-                masks[o + q] |= masks[o + NW + q]
+            o = base + i * mw
+            for q in range(mw):
+                masks[o + q] |= masks[o + mw + q]
     return masks
 
 
@@ -348,10 +351,9 @@ def _bs_start(l1, WhT, h_lo):
     return mbase, mtop, idx, moffs
 
 
-@njit(cache=True, nogil=True)
-def _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs):
-    """Advance ``idx`` from h - 1 to h (only the bits of h ^ (h - 1) change; nothing at h_lo)
-    and set ``moffs[j]`` to the word offset of gate j's plane at h (module docstring, item 1)."""
+@njit(cache=True, nogil=True, inline="always")
+def _bs_advance(h, h_lo, WhT, idx):
+    """Advance ``idx`` from h - 1 to h: only the bits of h ^ (h - 1) change (nothing at h_lo)."""
     g1 = WhT.shape[1]
     if h > h_lo:
         changed = h ^ (h - 1)
@@ -363,8 +365,30 @@ def _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs):
                 else:
                     for j in range(g1):
                         idx[j] += WhT[i, j]
-    for j in range(g1):
+
+
+@njit(cache=True, nogil=True)
+def _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs):
+    """Advance ``idx`` to h and set ``moffs[j]`` to the word offset of gate j's plane at h
+    (module docstring, item 1)."""
+    _bs_advance(h, h_lo, WhT, idx)
+    for j in range(WhT.shape[1]):
         moffs[j] = mbase[j] + min(max(idx[j], 0), mtop[j]) * NW
+
+
+@njit(cache=True, nogil=True)
+def _bs_suboffsets(h, h_lo, WhT, sub, mbase, mtop, idx, moffs, g, mw):
+    """:func:`_bs_offsets` for masks of mw words: ``moffs[s g + j]`` is the offset of gate j's
+    mask on sub-plane s (words s mw .. (s + 1) mw - 1 of the plane of h), whose index is
+    idx_j - sub[s, j] (``sub[s, j]``: gate j's partial sum over the lane bits that select the
+    sub-plane).  Unsigned indices and row views, so the loop vectorises."""
+    _bs_advance(h, h_lo, WhT, idx)
+    g1 = np.uint64(WhT.shape[1])
+    for s in range(sub.shape[0]):
+        row = sub[s]
+        out = moffs[s * g:s * g + g]
+        for j in range(g1):
+            out[j] = mbase[j] + min(max(idx[j] - row[j], 0), mtop[j]) * mw
 
 
 @njit(cache=True, nogil=True)
@@ -513,20 +537,34 @@ _RO_I64_1 = types.Array(types.int64, 1, "C", readonly=True)
 _RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
 _RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
 PLANE_SIG = types.int64(_RO_U64, types.int64[::1], types.uint64[::1], types.uint64[::1])
-_FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, types.int64[::1],
-              _RO_I64_1, _RO_U8, types.int64, types.int64)
+_FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, _RO_I64_2,
+              types.int64[::1], _RO_I64_1, _RO_U8, types.int64, types.int64)
 
 
 @njit(cache=True, nogil=True)
-def _fused_block(plane, masks, l1, WhT, geom, params, table, h_lo, h_hi):
+def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, h_lo, h_hi):
     """:func:`_bs_block` (count mode) with the circuit's compiled ``plane`` function in place of
     the interpreted program.
+
+    The masks may cover fewer lanes than a plane: with S = ``sub.shape[0]`` (a power of two
+    dividing NW) a mask has mw = NW / S words (the low log2(64 mw) lane bits) and a plane is S
+    sub-planes of mw words; the lane bits above select sub-plane s, whose weights add
+    ``sub[s, j]`` to gate j's high partial sum: the same table look-up (item 1 of the module
+    docstring) with c = t_j - H_j(h) - sub[s, j].  ``moffs`` holds one row of offsets per
+    sub-plane.  Smaller masks make a smaller table (W2: 6.4 MiB of 4096-lane masks, 0.6 MiB of
+    512-lane ones, which stay in L2; ``circuits.dispatch`` chooses).
 
     The first lane of a plane with a count is found by bisection on ``rm``: the plane restricted
     to the lanes [lo, mid) (the rest of ``rm`` zeroed; restored afterwards) has a count or not,
     until one lane is left (12 calls; exact: the count restricted to a set of lanes is the
     number of its lanes that differ)."""
-    mbase, mtop, idx, moffs = _bs_start(l1, WhT, h_lo)
+    mbase, mtop, idx, moffs1 = _bs_start(l1, WhT, h_lo)
+    n_sub = sub.shape[0]
+    mw = NW // n_sub
+    g = moffs1.shape[0]
+    moffs = np.empty(n_sub * g, dtype=np.int64)
+    for s in range(n_sub):
+        moffs[s * g + g - 1] = moffs1[g - 1]        # the zero plane
     pw, pq = _bs_tables()
     tv = np.zeros(NW, dtype=np.uint64)
     rm = np.zeros(NW, dtype=np.uint64)
@@ -535,7 +573,7 @@ def _fused_block(plane, masks, l1, WhT, geom, params, table, h_lo, h_hi):
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
-        _bs_offsets(h, h_lo, WhT, mbase, mtop, idx, moffs)
+        _bs_suboffsets(h, h_lo, WhT, sub, mbase, mtop, idx, moffs, g, mw)
         _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
         d = plane(masks, moffs, tv, rm)
         if d == 0:

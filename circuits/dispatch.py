@@ -126,7 +126,9 @@ class KernelPlan:
     reason : str
         One sentence: the figures that decided.
     mask_bytes : int
-        Size of the bit-sliced layer-1 mask table (0 if it was not computed).
+        Size of the bit-sliced layer-1 mask table (0 if it was not computed); for ``"fused"``
+        the compiled kernel's own table, whose masks may cover fewer than 4096 lanes so that
+        it fits in L2 (the reason then says so).
     plane_ops : int
         Plane operations of the bit-sliced program per 4096 points, in 7:3-compressor units (a
         15:4 compressor counts 2; 0 if not applicable).
@@ -154,6 +156,15 @@ _NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
 _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
 _NS_GATE_LOOKUP = 5.0
 _L2_BYTES = 1 << 21
+# Mask table of the compiled kernel: masks of the most lane bits (<= LB) whose table fits in
+# one core's L2 (1 MiB on the benchmark machine), at least _MIN_FUSED_MASK_BITS (masks of 8
+# words: one vector).  Same-process A/B, median of 5-7 (W2: 6.4 MiB with 4096-lane masks):
+# W2 one thread 47-50 ms at 12 bits, 39 at 11 (2.9 MiB), 35-36 at 10 (1.3 MiB), 37 at 9
+# (0.6 MiB); two threads 24-26, 21, 18-20, 19 ms; W1 and W3 (1.5-1.6 MiB at 12 bits) 3-8 %
+# faster at 11 bits and slower at 10.  _FUSED_MASK_BITS forces a value (tests, benchmarks).
+_FUSED_TABLE_BYTES = 1 << 20
+_MIN_FUSED_MASK_BITS = 9
+_FUSED_MASK_BITS = None
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
 _FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
@@ -201,12 +212,15 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
                 _circuit_kernel_args(c))
     est_bits, est_low = _estimates(c, plan)
     if c not in _FACTS:                 # a hash of every weight: once per circuit object
-        _FACTS[c] = (_codegen.circuit_key(c), _codegen.input_planes(c))
-    key, inputs = _FACTS[c]
+        mb = _fused_mask_bits(c)
+        _FACTS[c] = (_codegen.circuit_key(c, mb), _codegen.input_planes(c), mb,
+                     _bplan.mask_table_bytes(c, mb))
+    key, inputs, mb, fused_bytes = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
-    per_input = _NS_FUSED_L2 if plan.mask_bytes <= _L2_BYTES else _NS_FUSED_L3
-    est_fused = (_NS_MASK_BYTE * plan.mask_bytes
-                 + n_planes * (inputs * per_input + _NS_GATE_LOOKUP * plan.n_l1))
+    per_input = _NS_FUSED_L2 if fused_bytes <= _L2_BYTES else _NS_FUSED_L3
+    est_fused = (_NS_MASK_BYTE * fused_bytes
+                 + n_planes * (inputs * per_input
+                               + _NS_GATE_LOOKUP * plan.n_l1 * (1 << (_bits.LB - mb))))
     state = _codegen.state(key)
     setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
              "absent": _codegen.compile_seconds_estimate(inputs)}[state]
@@ -214,8 +228,9 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     setup_txt = {"loaded": "compiled in this process",
                  "cached": f"~{setup:.2g} s to load from the kernel cache",
                  "absent": f"~{setup:.2g} s to compile"}[state]
+    sub_txt = "" if mb == _bits.LB else f" (masks of {1 << mb} lanes: {fused_bytes} bytes)"
     figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
-               f"{inputs} compiled adder inputs per {_bits.LANES} points; estimated "
+               f"{inputs} compiled adder inputs{sub_txt} per {_bits.LANES} points; estimated "
                f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
                f"({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
     fused = kernel == "fused"
@@ -239,11 +254,33 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     if fused:
         if finish:
             if c not in _FUSED:
-                _FUSED[c] = plan.with_code((key, _codegen.source(c)))
+                _FUSED[c] = _fused_plan(c, plan, key, mb)
             plan = _FUSED[c]
             _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
-        return KernelPlan("fused", reason, plan.mask_bytes, plan.n_ops, inputs), plan
+        return KernelPlan("fused", reason, fused_bytes, plan.n_ops, inputs), plan
     return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
+
+
+def _fused_mask_bits(c: ThresholdCircuit) -> int:
+    """Lane bits of the compiled kernel's masks: the most (<= LB) whose table fits in
+    ``_FUSED_TABLE_BYTES``, at least ``_MIN_FUSED_MASK_BITS``."""
+    if _FUSED_MASK_BITS is not None:
+        return _FUSED_MASK_BITS
+    mb = _bits.LB
+    while mb > _MIN_FUSED_MASK_BITS and _bplan.mask_table_bytes(c, mb) > _FUSED_TABLE_BYTES:
+        mb -= 1
+    return mb
+
+
+def _fused_plan(c: ThresholdCircuit, plan, key: str, mb: int):
+    """The compiled kernel's plan: ``plan`` (finished, mask_bits = LB) with the kernel's source,
+    or, for masks of ``mb`` < LB lane bits, a plan of its own whose ``interp`` is ``plan``
+    (truth tables run the interpreted program)."""
+    if mb == plan.mask_bits:
+        return plan.with_code((key, _codegen.source(c, mb)))
+    fplan = _bplan.finish(_bplan.build(c, mb)).with_code((key, _codegen.source(c, mb)))
+    fplan.interp = plan
+    return fplan
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
@@ -363,10 +400,12 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
     if plan.code is None or kind < 0:      # truth tables: the interpreted program writes planes
         block = _bits._bs_block
-        args = plan.args() + (geom, params, table, out)
+        interp = plan if plan.mask_bits == _bits.LB else plan.interp
+        args = interp.args() + (geom, params, table, out)
     else:
         block = _bits.fused_block()
-        args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, geom, params, table)
+        args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, plan.sub, geom, params,
+                table)
     if work < _SERIAL_BITS_WORK:
         count, first = block(*args, h_lo, h_hi)  # type: ignore[call-arg]
         return int(count), int(first)

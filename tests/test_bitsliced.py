@@ -258,21 +258,38 @@ def test_plan_pickles_for_executors_and_dask():
     assert simulate._disagree_chunk(again, spec, 0, 512) == simulate._disagree_chunk(plan, spec, 0, 512)
 
 
-def test_layer1_masks_match_their_definition():
-    """Mask i of gate j holds lane a iff s_j(a) >= lo_j + i (the naive twin of _layer1_masks)."""
+@pytest.mark.parametrize("mask_bits", [12, 10, 9])
+def test_layer1_masks_match_their_definition(mask_bits):
+    """Mask i of gate j holds lane a iff s_j(a) >= lo_j + i, s_j over the low ``mask_bits``
+    bits, and ``sub[s, j]`` is gate j's sum over lane bits mask_bits .. 11 set as in s (the
+    naive twins of _layer1_masks and build)."""
     rng = np.random.default_rng(4)
     circ = random_circuit(rng, 13, (3,), wmax=3)
-    plan = bplan.finish(bplan.build(circ))
-    L1 = min(13, bits.LB)
+    plan = bplan.finish(bplan.build(circ, mask_bits))
+    L1 = min(13, mask_bits)
+    mw = 1 << (mask_bits - 6)
+    assert plan.mask_bytes == bplan.mask_table_bytes(circ, mask_bits) == plan.masks.size * 8
     for j, (row, t) in enumerate(_layer1_gates(circ)):
         lo = sum(v for v in row[:L1] if v < 0)
         moff, mlen, cbase = plan.l1[j]
         assert cbase == t - lo
         for i in range(0, mlen, 7):
-            words = plan.masks[moff + i * bits.NW: moff + (i + 1) * bits.NW]
-            for a in rng.integers(0, bits.LANES, size=40).tolist():
+            words = plan.masks[moff + i * mw: moff + (i + 1) * mw]
+            for a in rng.integers(0, 64 * mw, size=40).tolist():
                 s = sum(row[b] * naive.bit(a, b) for b in range(L1))
                 assert (int(words[a >> 6]) >> (a & 63)) & 1 == int(s >= lo + i)
+        for sv in range(plan.sub.shape[0]):
+            assert plan.sub[sv, j] == sum(row[b] * naive.bit(sv, b - mask_bits)
+                                          for b in range(mask_bits, bits.LB))
+
+
+def test_mask_bits_out_of_range_are_refused():
+    circ = random_circuit(np.random.default_rng(4), 13, (3,))
+    for mb in (5, 13):
+        with pytest.raises(ValueError, match="mask_bits"):
+            bplan.build(circ, mb)
+    with pytest.raises(ValueError, match="compiled kernel only"):
+        bplan.finish(bplan.build(circ, 10)).args()
 
 
 def _layer1_gates(circ):

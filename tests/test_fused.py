@@ -226,6 +226,76 @@ def test_property_random_small_circuits_match_naive(circ, seed):
     assert (res.count, res.index) == naive_kernels.count_first(values, table.tolist(), 0, 1 << N)
 
 
+@needs_jit
+@pytest.mark.parametrize("mask_bits", [9, 10, 11])
+def test_masks_of_fewer_lanes_match_naive(mask_bits, monkeypatch):
+    """Sub-plane masks (``_fused_block``): every target kind, N below, between and above the
+    mask and plane bits, unaligned slices, serial and threaded paths; truth tables still
+    come from the interpreted planes."""
+    from circuits import dispatch
+    monkeypatch.setattr(dispatch, "_FUSED_MASK_BITS", mask_bits)
+    rng = np.random.default_rng(mask_bits)
+    for N, widths, mode in ((6, (5,), "ties"), (10, (7, 3), "wide"), (11, (9,), "outside"),
+                            (14, (12, 4), "ties"), (15, (16,), "wide")):
+        circ = random_circuit(rng, N, widths, wmax=6, mode=mode)
+        values = naive_table(circ)
+        plan = simulate._plan_of(circ, "fused")[1]
+        assert plan.mask_bits == mask_bits and plan.code is not None
+        table = rng.integers(0, 2, size=1 << N).astype(np.uint8)
+        targets = [c.Constant(N, 0), TruthTable(table)] + (["parity"] if N > 1 else [])
+        if N % 2 == 0:
+            targets.append("ip")
+        for target in targets:
+            ref_t = (naive.parity(N) if target == "parity" else
+                     naive.ip_mod2(N // 2) if target == "ip" else
+                     [0] * (1 << N) if isinstance(target, c.Constant) else table.tolist())
+            for path in ("serial", "parallel"):
+                force_path(monkeypatch, path)
+                res = c.count_disagreements(circ, target, **FU)
+                assert (res.count, res.index) == naive_kernels.count_first(values, ref_t, 0,
+                                                                           1 << N), (N, target)
+        spec = TruthTable(table)._spec()
+        cuts = sorted({0, 1 << N, *rng.integers(0, 1 << N, size=6).tolist()})
+        for start, stop in zip(cuts[:-1], cuts[1:]):
+            assert (simulate._disagree_chunk(plan, spec, start, stop)
+                    == naive_kernels.count_first(values, table.tolist(), start, stop))
+        assert c.truth_table(circ, **FU).tolist() == values
+
+
+@needs_jit
+def test_negative_control_sub_plane_sums_are_needed(monkeypatch):
+    """With the sub-plane partial sums zeroed (every sub-plane read as sub-plane 0) the counts
+    must go wrong: the check can fail."""
+    from circuits import dispatch
+    monkeypatch.setattr(dispatch, "_FUSED_MASK_BITS", 9)
+    rng = np.random.default_rng(3)
+    wrong = 0
+    for _ in range(3):
+        circ = random_circuit(rng, 14, (8,), wmax=6)
+        plan = simulate._plan_of(circ, "fused")[1]
+        broken = plan.with_code(plan.code)
+        broken.sub = np.zeros_like(plan.sub)
+        broken.sub.setflags(write=False)
+        spec = c.Constant(14, 0)._spec()
+        wrong += simulate._disagree_chunk(broken, spec, 0, 1 << 14) != \
+            simulate._disagree_chunk(plan, spec, 0, 1 << 14)
+    assert wrong > 0
+
+
+def test_mask_bits_follow_the_table_size(monkeypatch):
+    """The compiled kernel's masks shrink until the table fits ``_FUSED_TABLE_BYTES``."""
+    from benchmarks.bench_circuits import w1_circuit
+    from circuits import dispatch
+    circ = w1_circuit(26, 256, seed=2)                     # W2: 6.4 MiB at 4096 lanes
+    assert bplan.mask_table_bytes(circ, 12) > dispatch._FUSED_TABLE_BYTES
+    mb = dispatch._fused_mask_bits(circ)
+    assert bplan.mask_table_bytes(circ, mb) <= dispatch._FUSED_TABLE_BYTES
+    assert mb == 9 or bplan.mask_table_bytes(circ, mb + 1) > dispatch._FUSED_TABLE_BYTES
+    small = random_circuit(np.random.default_rng(1), 13, (5,))
+    assert dispatch._fused_mask_bits(small) == 12
+    assert "lanes" in c.kernel_plan(circ, "fused").reason
+
+
 # --- the kernel cache ---------------------------------------------------------------------------
 
 def test_key_depends_on_every_weight_and_threshold():
