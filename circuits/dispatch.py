@@ -108,7 +108,13 @@ _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at mo
 # against 2^22); with one persistent pool (_helper_pool, the caller working too) the same-process
 # A/B of the public call gave W1 (N = 24; 2^24.6 words) fused 4.22 -> 3.57 ms and interpreted
 # 8.36 -> 5.37 ms on threads, while at N = 22 (2^22.6) serial stayed faster (1.11 vs 1.60 ms).
-_SERIAL_BITS_WORK = 1 << 23
+# Each slice is cut into _CHUNKS_PER_THREAD chunks per thread; every chunk is one kernel call
+# (argument unboxing under the GIL, the block's start-up).  With the compiled kernels (same
+# process, public call, 2 threads, median of 9, 8 -> 2 chunks per thread and 2^23 -> 2^22):
+# W1 2.50 -> 2.17 ms, W1 at N = 22 1.22 -> 1.01 ms, W3 8.9 -> 8.6 ms, W2 25 ms either way
+# (one chunk per thread was 3-7 % faster still, but leaves no slack for a busy second core).
+_SERIAL_BITS_WORK = 1 << 22
+_CHUNKS_PER_THREAD = 2
 
 
 @dataclass(frozen=True)
@@ -361,7 +367,7 @@ def _bits_threads(block, args, h_lo: int, h_hi: int):
     """
     import numba
     threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
-    n_chunks = min(h_hi - h_lo, 8 * threads)
+    n_chunks = min(h_hi - h_lo, _CHUNKS_PER_THREAD * threads)
     span = h_hi - h_lo
     bounds = iter([(h_lo + i * span // n_chunks, h_lo + (i + 1) * span // n_chunks)
                    for i in range(n_chunks)])
