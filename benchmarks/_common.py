@@ -66,19 +66,31 @@ def timed(fn, *args, **kwargs):
     return time.perf_counter() - t0, res
 
 
-def interleaved(candidates: dict, repeats: int = 3, *, check=None) -> dict:
+def interleaved(candidates: dict, repeats: int = 3, *, check=None, settle: float = 0.0) -> dict:
     """Time several zero-argument callables A B A B ... ``repeats`` times each.
 
     Alternating (rather than all A then all B) spreads slow drifts of a shared machine over
     every candidate, so the ratio of medians is meaningful even when absolute times move.
     ``check(name, result)`` may verify each result (e.g. that counts agree); the result of the
     last repeat is stored in ``Timing.result``.
+
+    ``settle`` (seconds): before each timed call of a candidate faster than that, run it
+    untimed until ``settle`` seconds have passed, so the timed call does not inherit the
+    previous candidate's after-effects (numba's OpenMP threads spin about 10 ms after a
+    parallel kernel, holding one of two vCPUs) and each candidate is timed on repeat calls of
+    itself.  Applied to every candidate alike.
     """
     if repeats < 3:
         raise ValueError(f"repeats must be >= 3 (median of at least 3), got {repeats}")
     out = {name: Timing(name) for name in candidates}
     for _ in range(repeats):
         for name, fn in candidates.items():
+            if settle > 0 and (not out[name].times or min(out[name].times) < settle):
+                t_end = time.perf_counter() + settle
+                while True:
+                    fn()
+                    if time.perf_counter() >= t_end:
+                        break
             c0 = time.process_time()
             dt, res = timed(fn)
             out[name].cpu_times.append(time.process_time() - c0)

@@ -5,7 +5,9 @@ compiled into one word loop (``circuits._bitsliced_codegen``).  Baselines, inter
 C ... in the same run: ``bitsliced`` (the same planes, adder program interpreted op by op: the
 kernel before this change) and ``lowhigh`` (integer partial sums; the kernel the issue-13
 targets name "today's kernel").  All three are timed on repeat calls (plan, mask table and
-compiled code cached), once with numba's default two threads and once on one thread.  numpy
+compiled code cached; a fast kernel first runs untimed for ``SETTLE_S``, so no kernel inherits
+the previous one's spinning OpenMP threads), once with numba's default two threads and once on
+one thread.  numpy
 (float32, the researcher's code of bench_circuits.py) runs on a slice and is extrapolated
 (said so).  Counts and first counterexamples must agree, or the script fails.
 
@@ -40,6 +42,11 @@ from benchmarks.bench_circuits import numpy_count, w1_circuit  # noqa: E402
 from circuits.utils.progress import progress_bar  # noqa: E402
 
 KERNELS = ("fused", "bitsliced", "lowhigh")
+# Each kernel is timed on repeat calls of itself: before a timed call of a kernel faster than
+# this, the kernel runs untimed for this long (``_common.interleaved``).  Without it the fused
+# kernel's two-thread W1 run right after a low/high call (numba's OpenMP threads then spin for
+# about 10 ms on the second vCPU) took 3.1 ms instead of 1.7 ms (same process, median of 9).
+SETTLE_S = 0.03
 SPECS = {   # id: (N, width, seed, IP target?, numpy fraction)
     "W1": (24, 64, 1, False, 16),
     "W2": (26, 256, 2, False, 64),
@@ -84,7 +91,7 @@ def bench(wid, repeats, *, lowhigh_fraction=1):
     for label, n_threads in (("two_threads", threads), ("one_thread", 1)):
         numba.set_num_threads(n_threads)
         try:
-            times = _common.interleaved(runs, repeats)
+            times = _common.interleaved(runs, repeats, settle=SETTLE_S)
         finally:
             numba.set_num_threads(threads)
         if lowhigh_fraction > 1:

@@ -273,10 +273,10 @@ LOAD_SECONDS = 0.2
 
 def compile_seconds_estimate(n_inputs: int) -> float:
     """Cold compile time (code generation, numba typing, LLVM) of a kernel with ``n_inputs``
-    adder inputs on the benchmark machine: about 0.8 s + 13 ms per input (first calls measured
-    by benchmarks/bench_fused.py in three runs: IP_16, 32 inputs, 1.2-1.5 s; W1, 95, 1.8-2.1 s;
-    W2, 380, 5.8-7.1 s)."""
-    return 0.8 + 0.013 * n_inputs
+    adder inputs on the benchmark machine: about 0.5 s + 11 ms per input (first calls measured
+    by benchmarks/bench_fused.py, eight-word vector code: IP_16, 32 inputs, 0.81 s; W1, 95,
+    1.36 s; W3, 1.13 s; W2, 391, 4.73 s)."""
+    return 0.5 + 0.011 * n_inputs
 
 
 def cache_dir() -> Path:
