@@ -142,9 +142,13 @@ def bench_ip(n, repeats, *, base_fraction):
             "load_before": load0, "load_after": _load()}
 
 
+SETTLE_S = 0.03     # as bench_fused.SETTLE_S: each kernel timed on repeat calls of itself
+
+
 def bench_grid(repeats, Ns, widths, wmaxes):
     """Every kernel that applies, per cell; ``auto`` is kernel_plan's choice in a process with
-    an empty kernel cache (a private DEPTHSEP_CACHE_DIR), before anything was compiled."""
+    an empty kernel cache (a private DEPTHSEP_CACHE_DIR), before anything was compiled.  Fast
+    kernels run untimed for ``SETTLE_S`` before each timed call (``_common.interleaved``)."""
     import time
     os.environ["DEPTHSEP_CACHE_DIR"] = tempfile.mkdtemp(prefix="depthsep-grid-")
     rows = []
@@ -167,7 +171,7 @@ def bench_grid(repeats, Ns, widths, wmaxes):
                     pass
                 for fn in cands.values():
                     fn()
-                times = _common.interleaved(cands, repeats)
+                times = _common.interleaved(cands, repeats, settle=SETTLE_S)
                 _check_same(times)
                 row = {"N": N, "w": width, "wmax": wmax, "auto": plan.kernel,
                        "reason": plan.reason, "lowhigh": times["lowhigh"].to_dict()}

@@ -147,8 +147,10 @@ def render(res) -> str:
     m = res["machine"]
     lines = ["# Compiled (fused) bit-sliced kernel vs interpreted bit-sliced and low/high", "",
              f"Command: `{res['command']}`  ", f"Machine: {m.get('cpu', m)}  ",
-             f"Repeats: {res['repeats']} (interleaved, median [min–max]); load = 1-min load "
-             "average before/after.", "",
+             f"Repeats: {res['repeats']} (interleaved, median [min–max]"
+             + (f"; a kernel faster than {res['settle_s'] * 1e3:.0f} ms first runs untimed for "
+                f"that long" if res.get("settle_s") else "")
+             + "); load = 1-min load average before/after.", "",
              "| id | N | count, first | threads | fused | bitsliced (interpreted) | low/high | "
              "fused vs bitsliced | fused vs low/high | numpy (extrap.) | fused vs numpy | "
              "load |", "|---" * 12 + "|"]
@@ -200,7 +202,7 @@ def main(argv=None) -> int:
         p.error("--repeats must be >= 3")
     res = {"command": "python benchmarks/bench_fused.py " + " ".join(
         argv if argv is not None else sys.argv[1:]), "machine": _common.machine_info(),
-        "repeats": args.repeats, "rows": [], "compile": {}}
+        "repeats": args.repeats, "settle_s": SETTLE_S, "rows": [], "compile": {}}
     with progress_bar(len(todo), enabled=not args.no_progress, desc="workloads") as bar:
         for wid in todo:
             reps = 3 if wid == "IP18" else args.repeats
