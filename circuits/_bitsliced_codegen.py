@@ -12,8 +12,8 @@ is loaded once.  Per 4096 points the work is one full or half adder per input pl
 planes reduce to K bits with at most P adders), a full adder is two ``vpternlogq``
 (``_simd.vsum3``, ``_simd.vcarry``), and there is no buffer traffic.  The driver
 ``_bits._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
-Measured (benchmarks/bench_fused.py, BENCHMARKS.md): 1.1-1.8x less time than the interpreted
-program on W1-W3, 5.5-5.8x on IP_16's depth-3 circuit.
+Measured (benchmarks/bench_fused.py, final run in BENCHMARKS.md, one and two threads): 1.9-2.4x
+less time than the interpreted program on W1-W3, 5.5-5.7x on IP_16's depth-3 circuit.
 
 Masks of fewer lanes: with 4096-lane masks W2's table is 6.4 MiB and its loads wait on L3 (all
 mask words pinned to one plane: 55 -> 30 ms on one thread).  ``source(circuit, mask_bits)``
