@@ -34,7 +34,8 @@ from circuits.utils.rng import as_rng
 from circuits.utils.errors import InvalidNetworkError
 from networks.reduction import _kernels
 from networks.reduction._common import depth2_parts
-from networks.reduction.product import _activation_code, check_table_memory, product_support
+from networks.reduction.product import (_activation_code, check_table_memory, depth3_parts,
+                                        depth3_pass, product_support)
 from networks.sigma import DenseLayer, SigmaNetwork
 from networks.train import TrainResult
 
@@ -158,6 +159,41 @@ def _gradient(params, sup, code, act, Y, n_blocks, batch=None):
     return loss, [dW, u * Qa.sum(axis=0), Su, np.array([g_sum])]
 
 
+def _gradient3(params, sup, act, Y, batch=None, check=None):
+    """Depth 3: loss and [dW1, db1, dW2, db2, dv, dv0] (first layer in product form)."""
+    W1, b1, W2, b2, v, v0 = params
+    m = sup.m
+    A = np.ascontiguousarray(sup.XA @ W1[:, :m].T)
+    Bc = np.ascontiguousarray(sup.XB @ W1[:, m:].T + b1)
+    if batch is None:
+        loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass(A, Bc, W2, b2, v, v0[0], act, Y, check=check)
+    else:
+        loss, Qa, Qb, dW2, db2, dv, dv0 = _batch_pass3(act, A, Bc, W2, b2, v, v0[0], *batch)
+    dW1 = np.empty_like(W1)
+    dW1[:, :m] = Qa.T @ sup.XA
+    dW1[:, m:] = Qb.T @ sup.XB
+    return loss, [dW1, Qa.sum(axis=0), dW2, db2, dv, np.array([dv0])]
+
+
+def _batch_pass3(act, A, Bc, W2, b2, v, v0, ia, ib, y):
+    from networks.reduction.product import _deriv
+
+    Z1 = A[ia] + Bc[ib]
+    H1 = act.function(Z1)
+    Z2 = H1 @ W2.T + b2
+    H2 = act.function(Z2)
+    r = H2 @ v + v0 - y
+    g = 2.0 * r / ia.size
+    dZ2 = _deriv(act, Z2) * g[:, None] * v
+    dZ1 = (dZ2 @ W2) * _deriv(act, Z1)
+    Qa = np.zeros_like(A)
+    Qb = np.zeros_like(Bc)
+    np.add.at(Qa, ia, dZ1)
+    np.add.at(Qb, ib, dZ1)
+    return (float(r @ r) / ia.size, Qa, Qb, dZ2.T @ H1, dZ2.sum(axis=0), g @ H2,
+            float(g.sum()))
+
+
 def product_loss_and_gradient(network, instance, *, targets=None):
     """MSE over all 4^n support points and its exact gradient, in product form.
 
@@ -165,12 +201,22 @@ def product_loss_and_gradient(network, instance, *, targets=None):
     (which gives the same numbers on ``instance.support()`` up to float rounding).
     """
     sup = product_support(instance)
-    parts = depth2_parts(network, dim=sup.dim)
     Y = _targets(sup, targets)
+    if getattr(network, "depth", None) == 3:
+        p3 = depth3_parts(network, dim=sup.dim)
+        params = _params3(p3)
+        loss, g = _gradient3(params, sup, p3.activation, Y)
+        return loss, [(g[0], g[1]), (g[2], g[3]), (g[4][None, :], g[5])]
+    parts = depth2_parts(network, dim=sup.dim)
     params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
     loss, g = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
                         _n_blocks(sup))
     return loss, [(g[0], g[1]), (g[2][None, :], g[3])]
+
+
+def _params3(p3):
+    return [np.array(p3.W1), np.array(p3.b1), np.array(p3.W2), np.array(p3.b2), np.array(p3.v),
+            np.array([p3.v0])]
 
 
 def _n_blocks(sup) -> int:
@@ -216,7 +262,7 @@ class _Adam:
 
 
 def _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss, betas,
-              eps, mask, blas, sup, parts):
+              eps, mask, blas, sup, dims, activation):
     for name, v in (("epochs", epochs), ("patience", patience), ("batch_size", batch_size)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))
                               or v < (0 if name == "epochs" else 1)):
@@ -230,8 +276,8 @@ def _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_
             "weight_bound": weight_bound, "tol": tol, "patience": patience,
             "target_loss": target_loss, "betas": list(betas), "eps": eps,
             "mask_reads": None if mask is None else int(mask.sum()), "blas_threads": blas,
-            "n_points": sup.size ** 2, "dims": [sup.dim, parts.width, 1],
-            "activation": parts.activation.name, "form": "product"}
+            "n_points": sup.size ** 2, "dims": list(dims), "activation": activation.name,
+            "form": "product"}
 
 
 def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: float = 1e-3,
@@ -245,7 +291,10 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     Parameters
     ----------
     network : networks.SigmaNetwork
-        Depth 2, input dimension d = 2m of the instance; not modified.
+        Depth 2 or 3, input dimension d = 2m of the instance; not modified.  Depth 3 (dims
+        [d, w1, w2, 1]): the first layer in product form (α(a) + β(b) + b1), the second layer
+        a float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
+        (:func:`networks.reduction.product.depth3_pass`), never the 4^n × d input.
     instance : embeddings.HardInstance (or ProductSupport)
     targets : float64 (2^n, 2^n), optional
         Y[a, b] (rows = Alice); default IP(a, b) (f_d on the support).
@@ -270,14 +319,21 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         ``target_loss`` was given) and ``settings["form"] = "product"``.
     """
     sup = product_support(instance)
-    parts = depth2_parts(network, dim=sup.dim)
+    if getattr(network, "depth", None) == 3:
+        p3 = depth3_parts(network, dim=sup.dim)
+        act, dims, params = p3.activation, [sup.dim, *p3.widths, 1], _params3(p3)
+        grad_fn = _Depth3Grad(sup, act)
+    else:
+        parts = depth2_parts(network, dim=sup.dim)
+        act, dims = parts.activation, [sup.dim, parts.width, 1]
+        params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
+        grad_fn = _Depth2Grad(sup, act)
     Y = _targets(sup, targets)
-    mask = _check_mask(mask, parts.W.shape)
+    mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
-                         betas, eps, mask, blas, sup, parts)
+                         betas, eps, mask, blas, sup, dims, act)
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
-    params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
     if mask is not None:
         params[0] *= mask
     if weight_bound is not None:
@@ -285,13 +341,12 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
             np.clip(p, -weight_bound, weight_bound, out=p)
     adam = _Adam(params, float(lr), tuple(float(x) for x in betas), float(eps), weight_bound, mask)
     t0 = time.perf_counter()
-    with blas_threads(blas), _numba_threads(sup.size ** 2 * parts.width):
-        losses, reason = _loop(params, adam, sup, parts.activation, Y, epochs, batch_size,
+    with blas_threads(blas), _numba_threads(sup.size ** 2 * params[0].shape[0]):
+        losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
                                as_rng(seed), target_loss, tol, patience, progress, desc)
-    net = SigmaNetwork([DenseLayer(params[0], params[1]), DenseLayer(params[2][None, :], params[3])],
-                       activation=parts.activation)
-    final = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
-                      _n_blocks(sup))[0]
+        final = grad_fn(params, Y)[0]
+    layers = [DenseLayer(params[k], params[k + 1]) for k in range(0, len(params) - 2, 2)]
+    net = SigmaNetwork(layers + [DenseLayer(params[-2][None, :], params[-1])], activation=act)
     history = {"loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
                "reason": reason, "final_loss": final, "best_loss": min(losses + [final]),
                "seconds": time.perf_counter() - t0, "settings": settings}
@@ -300,17 +355,36 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     return TrainResult(net, history)
 
 
-def _loop(params, adam, sup, act, Y, epochs, batch_size, rng, target_loss, tol, patience,
+class _Depth2Grad:
+    """(params, Y, batch=None) -> (loss, grads) of a depth-2 net in product form."""
+
+    def __init__(self, sup, act):
+        self.sup, self.act, self.code, self.n_blocks = sup, act, _activation_code(act), _n_blocks(sup)
+
+    def __call__(self, params, Y, batch=None):
+        return _gradient(params, self.sup, self.code, self.act, Y,
+                         0 if batch is not None else self.n_blocks, batch=batch)
+
+
+class _Depth3Grad:
+    """(params, Y, batch=None) -> (loss, grads) of a depth-3 net (first layer in product form)."""
+
+    def __init__(self, sup, act):
+        self.sup, self.act = sup, act
+
+    def __call__(self, params, Y, batch=None):
+        return _gradient3(params, self.sup, self.act, Y, batch=batch)
+
+
+def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, tol, patience,
           progress, desc):
-    code = _activation_code(act)
-    n_blocks = _n_blocks(sup)
     losses, best, since, reason = [], math.inf, 0, "epochs"
     total = sup.size * sup.size
     with np.errstate(over="ignore", invalid="ignore"), \
             progress_bar(epochs, enabled=progress, desc=desc, unit="epoch") as bar:
         for epoch in range(epochs):
             if batch_size is None or batch_size >= total:
-                loss, grads = _gradient(params, sup, code, act, Y, n_blocks)
+                loss, grads = grad_fn(params, Y)
                 _finite(loss, epoch, adam.lr)
                 losses.append(loss)
                 if target_loss is not None and loss <= target_loss:
@@ -318,7 +392,7 @@ def _loop(params, adam, sup, act, Y, epochs, batch_size, rng, target_loss, tol, 
                     break
                 adam(grads)
             else:
-                loss = _minibatch_epoch(params, adam, sup, code, act, Y, batch_size, rng, epoch)
+                loss = _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch)
                 losses.append(loss)
                 if target_loss is not None and loss <= target_loss:
                     reason = "target_loss"
@@ -334,7 +408,7 @@ def _loop(params, adam, sup, act, Y, epochs, batch_size, rng, target_loss, tol, 
     return losses, reason
 
 
-def _minibatch_epoch(params, adam, sup, code, act, Y, batch_size, rng, epoch) -> float:
+def _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch) -> float:
     n = sup.n
     order = rng.permutation(sup.size * sup.size).astype(np.int64)
     acc = 0.0
@@ -342,7 +416,7 @@ def _minibatch_epoch(params, adam, sup, code, act, Y, batch_size, rng, epoch) ->
         k = order[start:start + batch_size]
         ia, ib = k >> n, k & (sup.size - 1)              # pair index a·2^n + b
         y = np.ascontiguousarray(Y[ia, ib])
-        loss_b, grads = _gradient(params, sup, code, act, Y, 0, batch=(ia, ib, y))
+        loss_b, grads = grad_fn(params, Y, batch=(ia, ib, y))
         _finite(loss_b, epoch, adam.lr)
         acc += loss_b * k.size
         adam(grads)

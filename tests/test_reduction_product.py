@@ -98,7 +98,7 @@ def test_value_table_bad_input(inst3):
         value_table(_net(inst3.dim, 2, "relu", 0), "instance")
     with pytest.raises(DimensionError, match="input dimension"):
         value_table(_net(5, 2, "relu", 0), inst3)
-    deep = SigmaNetwork.random([inst3.dim, 3, 3, 1], "relu", seed=0)
+    deep = SigmaNetwork.random([inst3.dim, 3, 3, 3, 1], "relu", seed=0)
     with pytest.raises(ReductionError, match="depth 2"):
         value_table(deep, inst3)
     with pytest.raises(ReductionError, match="GiB"):

@@ -34,7 +34,8 @@ from networks.reduction._common import Depth2Parts, depth2_parts, frozen
 from networks.reduction import _kernels
 
 __all__ = ["ProductSupport", "product_support", "ip_signs", "value_table", "SupportMetrics",
-           "support_metrics", "check_table_memory", "chain_table", "staircase_table"]
+           "support_metrics", "check_table_memory", "chain_table", "staircase_table",
+           "Depth3Parts", "depth3_parts", "depth3_pass"]
 
 #: Largest n for which the (2^n, 2^n) tables are built (n = 13: 512 MiB per float64 table).
 MAX_TABLE_BITS = 13
@@ -192,6 +193,127 @@ def _tables(A, B, c, scale, parts: Depth2Parts, n: int, store: bool):
     return (V if store else None), stats
 
 
+# ------------------------------------------------------------------------ depth 3 in product form
+@dataclass(frozen=True, eq=False)
+class Depth3Parts:
+    """A depth-3 σ-network N(x) = v0 + Σ_j v_j σ(Σ_i W2[j, i] σ(<w_i, x> + b1_i) + b2_j) as plain
+    float64 arrays: W1 (w1, d), b1 (w1,), W2 (w2, w1), b2 (w2,), v (w2,), v0, activation."""
+
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    v: np.ndarray
+    v0: float
+    activation: object
+
+    @property
+    def widths(self) -> tuple:
+        return int(self.W1.shape[0]), int(self.W2.shape[0])
+
+
+def depth3_parts(network, *, dim: "int | None" = None, name: str = "network") -> Depth3Parts:
+    """Read a depth-3 :class:`networks.SigmaNetwork` (dims [d, w1, w2, 1]) into
+    :class:`Depth3Parts`; TypeError / ReductionError / DimensionError as :func:`depth2_parts`."""
+    layers = getattr(network, "layers", None)
+    act = getattr(network, "activation", None)
+    if layers is None or act is None or not hasattr(network, "depth"):
+        raise TypeError(f"{name} must be a networks.SigmaNetwork, got {type(network).__name__}")
+    if network.depth != 3:
+        raise ReductionError(f"{name} must have depth 3 (two hidden layers) here, got depth "
+                             f"{network.depth} with hidden widths {tuple(network.widths)}")
+    l1, l2, out = layers
+    parts = Depth3Parts(W1=frozen(l1.weights, np.float64), b1=frozen(l1.bias, np.float64),
+                        W2=frozen(l2.weights, np.float64), b2=frozen(l2.bias, np.float64),
+                        v=frozen(out.weights[0], np.float64), v0=float(out.bias[0]),
+                        activation=act)
+    if dim is not None and parts.W1.shape[1] != int(dim):
+        raise DimensionError(
+            f"{name} has input dimension {parts.W1.shape[1]} but the embedding has dimension d = "
+            f"2m = {int(dim)}; build it with dims [{int(dim)}, w1, w2, 1]")
+    return parts
+
+
+#: Elements of the widest (pairs × width) array one depth-3 tile holds (float64: 16 MiB).
+DEPTH3_TILE_ELEMENTS = 1 << 21
+
+
+def _deriv(act, Z):
+    """σ'(Z) as a float64 array of Z's shape (derivative functions may return bools/scalars)."""
+    D = act.derivative_function(Z)
+    return np.broadcast_to(np.asarray(D, dtype=np.float64), Z.shape)
+
+
+def depth3_pass(A, Bc, W2, b2, v, v0, act, Y, *, grad: bool = True, V=None, rows=None,
+                check=None):
+    """Forward (and backward) of a depth-3 net on all pairs (a, b), tiles of rows of a.
+
+    z1(a, b) = A[a] + Bc[b] (Bc = β + b1, both (2^n, w1)); h1 = σ(z1); z2 = W2 h1 + b2;
+    N = v·σ(z2) + v0.  Each tile holds ``rows`` × 2^n pairs (about DEPTH3_TILE_ELEMENTS elements
+    of the widest layer), never the 4^n × d input; the second layer is a BLAS matmul over the
+    tile.  Everything is float64; the loss rows are compensated sums (math.fsum).
+
+    With ``Y`` (targets, (2^n, 2^n)) and ``grad``: returns ``(loss, Qa, Qb, dW2, db2, dv, dv0)``
+    where g = 2(N - Y)/#pairs, Qa[a, i] = Σ_b dL/dz1_i(a, b), Qb[b, i] = Σ_a dL/dz1_i(a, b) (so
+    dW1 = [Qaᵀ X_A, Qbᵀ X_B], db1 = Σ_a Qa).  With ``V`` (a (2^n, 2^n) array) the values are
+    written there.  ``check`` (no arguments) is called between tiles (Ctrl-C / deadlines).
+    """
+    size, w1 = A.shape
+    nb = Bc.shape[0]
+    w2 = W2.shape[0]
+    total = float(size * nb)
+    if rows is None:
+        rows = max(1, DEPTH3_TILE_ELEMENTS // max(1, nb * max(w1, w2)))
+    want = grad and Y is not None
+    if want:
+        Qa = np.empty((size, w1))
+        Qb = np.zeros((nb, w1))
+        dW2 = np.zeros((w2, w1))
+        db2 = np.zeros(w2)
+        dv = np.zeros(w2)
+    loss_parts, g_parts = [], []
+    W2T = np.ascontiguousarray(W2.T)
+    for a0 in range(0, size, rows):
+        if check is not None:
+            check()
+        a1 = min(size, a0 + rows)
+        Z1 = (A[a0:a1, None, :] + Bc[None, :, :]).reshape(-1, w1)
+        H1 = act.function(Z1)
+        Z2 = H1 @ W2T
+        Z2 += b2
+        H2 = act.function(Z2)
+        N = H2 @ v + v0
+        if V is not None:
+            V[a0:a1] = N.reshape(a1 - a0, nb)
+        if Y is None:
+            continue
+        r = N - Y[a0:a1].reshape(-1)
+        loss_parts.append(math.fsum((r * r).tolist()))
+        if not want:
+            continue
+        g = (2.0 / total) * r
+        g_parts.append(math.fsum(g.tolist()))
+        dv += g @ H2
+        dZ2 = _deriv(act, Z2) * g[:, None] * v                 # dL/dz2, (pairs, w2)
+        dW2 += dZ2.T @ H1
+        db2 += dZ2.sum(axis=0)
+        dZ1 = (dZ2 @ W2) * _deriv(act, Z1)                       # dL/dz1, (pairs, w1)
+        dZ1 = dZ1.reshape(a1 - a0, nb, w1)
+        Qa[a0:a1] = dZ1.sum(axis=1)
+        Qb += dZ1.sum(axis=0)
+    loss = math.fsum(loss_parts) / total if Y is not None else None
+    if not want:
+        return loss
+    return loss, Qa, Qb, dW2, db2, dv, math.fsum(g_parts)
+
+
+def _depth3_tables(parts: Depth3Parts, sup: ProductSupport):
+    m = sup.m
+    A = np.ascontiguousarray(sup.XA @ parts.W1[:, :m].T)
+    Bc = np.ascontiguousarray(sup.XB @ parts.W1[:, m:].T + parts.b1)
+    return A, Bc
+
+
 def value_table(net, instance) -> np.ndarray:
     """V[a, b] = N(x_{a,b}) for every pair: float64 (2^n, 2^n), rows = Alice (``a``).
 
@@ -203,17 +325,27 @@ def value_table(net, instance) -> np.ndarray:
     Parameters
     ----------
     net : networks.SigmaNetwork
-        Depth 2, input dimension d = 2m of the instance.
+        Depth 2 or 3, input dimension d = 2m of the instance.  Depth 3 (dims [d, w1, w2, 1]):
+        first layer in product form, the second layer a float64 BLAS matmul over tiles of rows
+        (:func:`depth3_pass`), O(2^n·m·w1 + 4^n·w1·w2) time, O(tile) memory beyond the table.
     instance : embeddings.HardInstance (or ProductSupport)
 
     Raises
     ------
     ReductionError
-        The table would not fit in memory (the message gives the estimate), depth other than 2.
+        The table would not fit in memory (the message gives the estimate), depth other than
+        2 or 3.
     DimensionError
         Input dimension different from the instance's d.
     """
     sup = product_support(instance)
+    if getattr(net, "depth", None) == 3:
+        p3 = depth3_parts(net, dim=sup.dim)
+        check_table_memory(sup.n)
+        A, Bc = _depth3_tables(p3, sup)
+        V = np.empty((sup.size, sup.size))
+        depth3_pass(A, Bc, p3.W2, p3.b2, p3.v, p3.v0, p3.activation, None, grad=False, V=V)
+        return V
     parts = depth2_parts(net, dim=sup.dim)
     check_table_memory(sup.n)
     A, B, c = _parts_tables(parts, sup)
