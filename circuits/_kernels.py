@@ -7,7 +7,9 @@ Never ``fastmath``: every decision here is exact integer arithmetic.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 # target kinds (see circuits.functions, which builds the (kind, params, table) specs)
 KIND_TABLE = 0      # table[k]

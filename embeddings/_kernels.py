@@ -16,7 +16,9 @@ _min_over_label    min over the pairs (a, b) with IP(a, b) == label of u[a] + v[
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -9,7 +9,9 @@ Never ``fastmath``.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 
 @njit(cache=True, nogil=True)

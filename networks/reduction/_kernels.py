@@ -16,7 +16,9 @@ Activation codes (only the built-in σ of :mod:`networks.activations`; others us
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 from networks._kernels import _parity_table
 
