@@ -174,7 +174,7 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     c = _as_circuit(circuit)
     n = check_n_bits(c.n_inputs, name="circuit.n_inputs")
     f = as_boolean_function(target, n)
-    fn = _ChunkFn(_plan_of(c, kernel)[1], f._spec())
+    fn = _ChunkFn(_plan_of(c, kernel, counting=True)[1], f._spec())
     count, first = _run(fn, 1 << n, executor=executor, client=client, chunk_bits=chunk_bits,
                         progress=progress, desc=f"count_disagreements on 2^{n} points",
                         max_seconds=max_seconds, timeout=timeout)
