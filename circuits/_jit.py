@@ -139,8 +139,8 @@ def cache_path_of(py_file) -> Path:
 
 # --- numba's cache, located and guarded ---------------------------------------------------------
 
-_Base = getattr(_nc, "UserProvidedCacheLocator", None) or getattr(_nc, "_UserProvidedCacheLocator")
-_ImplBase = getattr(_nc, "CompileResultCacheImpl")
+_Base = getattr(_nc, "UserProvidedCacheLocator", None) or _nc._UserProvidedCacheLocator
+_ImplBase = _nc.CompileResultCacheImpl
 
 
 class _Locator(_Base):

@@ -408,22 +408,8 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     return _plan_of(c, kernel, finish=False)[0]
 
 
-_HELPERS: list = []            # [ThreadPoolExecutor, workers]: one pool, reused across calls
-_HELPERS_LOCK = threading.Lock()
-
-
-def _helper_pool(workers: int):
-    """A pool of at least ``workers`` threads that only ever runs block-kernel chunks (which
-    never wait on anything), so sharing it between concurrent callers cannot deadlock."""
-    from concurrent.futures import ThreadPoolExecutor
-    with _HELPERS_LOCK:
-        if not _HELPERS or _HELPERS[1] < workers:
-            old = _HELPERS[0] if _HELPERS else None
-            _HELPERS[:] = [ThreadPoolExecutor(workers, thread_name_prefix="depthsep-bits"),
-                           workers]
-            if old is not None:
-                old.shutdown(wait=False)
-        return _HELPERS[0]
+# one persistent pool for every GIL-free kernel run on threads (circuits.utils._threads)
+from circuits.utils._threads import helper_pool as _helper_pool  # noqa: E402
 
 
 def _bits_threads(block, args, h_lo: int, h_hi: int):

@@ -348,3 +348,75 @@ def test_every_kernel_uses_the_project_cache():
                     offenders.append(f"{path.relative_to(ROOT)}: {bad}")
     assert not offenders, offenders
     assert "from numba import njit" in "from numba import njit, prange"     # the check can fire
+
+
+# --- first run: serial kernels on threads, small transforms in numpy (issue 24) -----------------
+
+def test_small_transforms_in_numpy_are_bit_identical_to_the_kernels(monkeypatch):
+    from circuits.analysis import fwht
+    rng = np.random.default_rng(50)
+    for N in range(0, fwht._NUMPY_MAX_BITS + 1):
+        for v in (rng.standard_normal(1 << N), rng.integers(-9, 9, 1 << N)):
+            monkeypatch.setattr(fwht, "_NUMPY_MAX_BITS", 99)
+            a = fwht.walsh_hadamard(v)
+            monkeypatch.setattr(fwht, "_NUMPY_MAX_BITS", -1)
+            b = fwht.walsh_hadamard(v)
+            assert a.dtype == b.dtype and np.array_equal(a, b), N
+
+
+@pytest.fixture
+def two_free_cpus(monkeypatch):
+    """Threaded paths taken whatever the load (numba's thread count permitting)."""
+    from circuits.utils import _threads
+    monkeypatch.setattr(_threads, "free_cpus", lambda: 2)
+    if numba.get_num_threads() < 2:
+        pytest.skip("one numba thread")
+
+
+def test_threaded_ranges_equal_one_thread(monkeypatch, two_free_cpus):
+    from embeddings import code
+    from networks.reduction import product, selfreduce
+    from tests.test_embeddings import random_generator
+    rng = np.random.default_rng(51)
+    rows = np.stack([code._pack_rows(random_generator(rng, 9, 30)) for _ in range(3)])
+    threaded = code._gray_min_table(rows, 9, 7, 0)
+    monkeypatch.setattr(code, "_THREADED_MESSAGES", 1 << 62)
+    serial = code._gray_min_table(rows, 9, 7, 0)
+    assert all(np.array_equal(a, b) for a, b in zip(threaded, serial))
+    V = rng.standard_normal((64, 64))
+    sh = np.array([[1, 2], [5, 3], [0, 7]], dtype=np.int64)
+    G, prefix = selfreduce.twisted_sums(V, sh)                    # blocks of rows on threads
+    part = selfreduce._Chunk(V, sh, 6)(0, 64)[0]                  # one serial call
+    assert np.array_equal(G, part[0]) and np.array_equal(prefix, part[1])
+    monkeypatch.setattr(product, "_THREADED_TERMS", 0)
+    seen = np.zeros(1000, dtype=np.int64)
+
+    def rows_kernel(lo, hi):
+        seen[lo:hi] += 1
+    product._rows_on_threads(rows_kernel, 1000, 1)
+    assert (seen == 1).all()                                      # every row exactly once
+
+
+def test_run_ranges_reraises_and_stops(two_free_cpus):
+    from circuits.utils._threads import run_ranges
+    done = []
+
+    def fn(lo, hi):
+        if lo == 3:
+            raise ValueError("range 3")
+        done.append(lo)
+
+    with pytest.raises(ValueError, match="range 3"):
+        run_ranges(fn, [(i, i + 1) for i in range(200)], 2)
+    assert len(done) < 200
+
+
+def test_free_cpus_counts_other_runnable_tasks(monkeypatch):
+    from circuits.utils import _threads, parallel
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(_threads, "_other_runnable", lambda: 0)
+    assert _threads.free_cpus() == 2
+    monkeypatch.setattr(_threads, "_other_runnable", lambda: 1)
+    assert _threads.free_cpus() == 1
+    monkeypatch.setattr(_threads, "_other_runnable", lambda: 5)
+    assert _threads.free_cpus() == 1
