@@ -40,13 +40,27 @@ def helper_pool(workers: int):
         return _HELPERS[0]
 
 
+def _own_running() -> int:
+    """Threads of this process that are running or runnable now (the caller included)."""
+    n = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "R":
+                    n += 1
+        except (OSError, IndexError):
+            continue
+    return max(1, n)
+
+
 def _other_runnable() -> float:
-    """Runnable tasks other than the caller: ``/proc/loadavg`` field 4 is "running/total" at
-    this instant (the reading thread included); else the 1-minute load average."""
+    """Runnable tasks of other processes: ``/proc/loadavg`` field 4 is "running/total" at this
+    instant, minus this process's own running threads (the caller, helpers finishing a range,
+    numba's spinning OpenMP threads); else the 1-minute load average minus one."""
     try:
         with open("/proc/loadavg") as fh:
             running = int(fh.read().split()[3].split("/")[0])
-        return max(0, running - 1)
+        return max(0, running - _own_running())
     except (OSError, ValueError, IndexError):
         try:
             return max(0.0, os.getloadavg()[0] - 1.0)
