@@ -5,10 +5,11 @@ process (a child), per mode, with the circuit's compiled kernel absent from the 
 (a fresh ``DEPTHSEP_CACHE_DIR``) or already cached (a directory filled by an earlier process);
 the library's own kernels come from numba's cache in both.  Modes:
 
-* ``auto``: the default, compiling (or loading) the circuit's kernel in a background thread from
-  the second call (first, if cached) while the interpreted kernel serves;
-* ``auto_fg``: ``auto`` with background compilation off (``dispatch._BACKGROUND = False``): the
-  foreground rent-or-buy rule;
+* ``auto``: the default: the foreground rent-or-buy rule (compile or load the circuit's kernel
+  once the predicted time saved by the calls so far covers the setup);
+* ``auto_background``: ``auto`` compiling (or loading) the kernel in a background thread from
+  the second call (first, if cached) while the interpreted kernel serves
+  (``dispatch._BACKGROUND = True``; measured worse, so off by default);
 * ``auto_before``: ``auto`` with neither (the behaviour before this change: compile only if one
   call repays it);
 * ``bitsliced`` and ``fused``: the kernel forced (``fused`` compiles or loads on the first call).
@@ -37,7 +38,7 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_bitsliced import _load  # noqa: E402
 
-MODES = ("auto", "auto_fg", "auto_before", "bitsliced", "fused")
+MODES = ("auto", "auto_background", "auto_before", "bitsliced", "fused")
 
 _CHILD = """
 import json, sys, time
@@ -47,7 +48,7 @@ from circuits import dispatch as d, _bitsliced_codegen as cg
 from benchmarks.bench_fused import _circuit
 circ, target = _circuit({wid!r})
 mode = {mode!r}
-d._BACKGROUND = mode == "auto"
+d._BACKGROUND = mode == "auto_background"
 if mode == "auto_before":
     d._repeat_choice = lambda *a: (False, "")
 kernel = mode if mode in ("bitsliced", "fused") else "auto"
