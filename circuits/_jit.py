@@ -17,7 +17,8 @@ one locator, whatever was imported first:
   fails (one warning says why).
 * Safe means owned by this user and writable by nobody else (not by others, and not by a group
   other than the user's own): the cache holds machine code and pickles that are loaded and run.
-  Entries are checked the same way before they are read.
+  Entries are checked the same way before they are read.  The root above the per-source-folder
+  directories may also be a shared sticky directory (``NUMBA_CACHE_DIR=/tmp``).
 * A cache entry that cannot be read back (truncated, garbage, a pickle of the wrong shape, a
   directory or a foreign file in its place, an index pointing at a missing data file, ...) is
   removed and the kernel recompiled and saved again: damage costs one compile, never a failed
@@ -118,6 +119,16 @@ def safe_directory(path, *, create: bool = True) -> "str | None":
     return None
 
 
+def _sticky(path) -> bool:
+    """An existing directory with the sticky bit (``/tmp``): others cannot rename or remove the
+    entries we own in it, so it may hold our (checked) cache directory."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & stat.S_ISVTX)
+
+
 def safe_file(path) -> "str | None":
     """None if ``path`` is a regular file of this user that nobody else may write (or absent),
     else the reason it must not be read."""
@@ -154,10 +165,11 @@ class _Locator(_Base):
 
     def ensure_cache_path(self):
         path = Path(self._cache_path)
-        for p in (path.parent, path):        # the root and the per-source-folder directory
-            why = safe_directory(p)
-            if why is not None:
-                raise _UnsafeCache(why)
+        why = None if _sticky(path.parent) else safe_directory(path.parent)
+        if why is None:                      # the root (may be a sticky shared one, as /tmp),
+            why = safe_directory(path)       # then the per-source-folder directory
+        if why is not None:
+            raise _UnsafeCache(why)
         tempfile.TemporaryFile(dir=path).close()
 
     @classmethod

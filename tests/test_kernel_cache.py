@@ -208,6 +208,22 @@ def test_an_unsafe_cache_directory_is_not_used(tmp_path, monkeypatch, how):
     assert not _cache_files(nc)
 
 
+@needs_jit
+def test_a_sticky_shared_root_is_accepted(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)                                       # like /tmp
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(shared))
+    src = tmp_path / "mod.py"
+    src.write_text(_MODULE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _import_fresh(src, "sticky").f(3) == 10
+    assert _cache_files(shared)
+    sub, = [p for p in shared.iterdir() if p.is_dir()]
+    assert _jit.safe_directory(sub) is None                    # ours, 0700
+
+
 def test_safe_directory_reasons(tmp_path):
     d = tmp_path / "d"
     assert _jit.safe_directory(d) is None and (d.stat().st_mode & 0o777) == 0o700
