@@ -38,6 +38,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numba
 import numba.core.dispatcher
@@ -150,8 +151,8 @@ def cache_path_of(py_file) -> Path:
 
 # --- numba's cache, located and guarded ---------------------------------------------------------
 
-_Base = getattr(_nc, "UserProvidedCacheLocator", None) or _nc._UserProvidedCacheLocator
-_ImplBase = _nc.CompileResultCacheImpl
+_Base: Any = getattr(_nc, "UserProvidedCacheLocator", None) or _nc._UserProvidedCacheLocator
+_ImplBase: Any = _nc.CompileResultCacheImpl
 
 
 class _Locator(_Base):
