@@ -104,6 +104,24 @@ def test_no_usable_cache_directory_anywhere_still_imports_and_runs(tmp_path):
     assert "not caching compiled kernels" in r.stderr
 
 
+@needs_jit
+@pytest.mark.skipif(IS_ROOT, reason="root writes into read-only directories")
+@pytest.mark.parametrize("which", ["DEPTHSEP_CACHE_DIR", "NUMBA_CACHE_DIR"])
+def test_a_read_only_cache_directory_still_imports_and_runs(tmp_path, which):
+    site = _installed_copy(tmp_path)
+    ro = tmp_path / "read-only"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        r = _child(_RUN_KERNEL.format(before=""), {"PYTHONPATH": str(site), which: str(ro),
+                                                   "PYTHONDONTWRITEBYTECODE": "1"}, tmp_path)
+    finally:
+        ro.chmod(0o755)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "1024" and "not caching compiled kernels" in r.stderr
+    assert not list(site.rglob("__pycache__"))
+
+
 # --- numba's cache entries: damaged or foreign ---------------------------------------------------
 
 _MODULE = '''
