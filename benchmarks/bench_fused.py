@@ -137,7 +137,10 @@ def bench_compile(wid):
     """Cold compile (empty kernel cache) and a later process (filled cache), in children."""
     code = _COMPILE_CHILD.format(root=str(HERE.parent), wid=wid)
     with tempfile.TemporaryDirectory() as cache:
-        env = {"DEPTHSEP_CACHE_DIR": cache}
+        # the library's own kernels from the usual numba cache (now under the depthsep cache
+        # root, circuits._jit), only the circuit's kernel cold
+        from circuits._jit import numba_cache_root
+        env = {"DEPTHSEP_CACHE_DIR": cache, "NUMBA_CACHE_DIR": str(numba_cache_root())}
         cold = _common.run_child(code, env=env)
         warm = _common.run_child(code, env=env)
     return {"cold": cold, "cached": warm}

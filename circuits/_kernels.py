@@ -7,7 +7,9 @@ Never ``fastmath``: every decision here is exact integer arithmetic.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 # target kinds (see circuits.functions, which builds the (kind, params, table) specs)
 KIND_TABLE = 0      # table[k]
@@ -361,7 +363,7 @@ def _rows_tile_len(sizes):
 
 @njit(cache=True, nogil=True)
 def _rows_block(wflat, tflat, sizes, bits, idx, out, p_lo, p_hi):
-    """Circuit outputs for the points p_lo <= p < p_hi of :func:`_rows_run`, tile by tile.
+    """Circuit outputs for the points p_lo <= p < p_hi (``simulate._rows`` runs ranges on threads), tile by tile.
 
     Points are rows of ``bits`` (n_points, N) uint8, or, when ``bits`` has no rows, the cube
     indices ``idx`` (int64, decoded as bit i = (k >> i) & 1).  Each layer, the first included,
@@ -391,17 +393,6 @@ def _rows_block(wflat, tflat, sizes, bits, idx, out, p_lo, p_hi):
         z = _layers_tile(wflat, tflat, sizes, 1, 0, 0, za, zb, acc, n)
         for a in range(n):
             out[a0 + a] = z[a]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _rows_run(wflat, tflat, sizes, bits, idx, out):
-    """Circuit outputs on ``out.shape[0]`` given points (see :func:`_rows_block`), in parallel:
-    iteration b of the ``prange`` handles tile b and writes only its slice of ``out``."""
-    m = out.shape[0]
-    tile = _rows_tile_len(sizes)
-    nb = (m + tile - 1) // tile
-    for b in prange(nb):
-        _rows_block(wflat, tflat, sizes, bits, idx, out, b * tile, min(m, (b + 1) * tile))
 
 
 @njit(cache=True, parallel=True)

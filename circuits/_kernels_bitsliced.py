@@ -90,10 +90,10 @@ import threading
 
 import numba
 import numpy as np
-from numba import njit
 from numba.core import types
 from numba.core.extending import intrinsic
 
+from circuits._jit import njit
 from circuits._kernels import KIND_CONST, KIND_IP, KIND_PARITY, _popcount, _target_bit
 
 

@@ -189,10 +189,68 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
     return bits, low
 
 
-def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
+# Repeated calls (issue 23).  A compile that does not pay for one call may pay over several:
+# "auto" counts the counting calls per compiled-kernel key in this process and compiles (or
+# loads) the kernel once the predicted time saved by the calls so far covers the setup (the
+# rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A kernel
+# in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first call that
+# saves more than that, or after a few calls.
+# The alternative, compiling in a background thread from the second call while the interpreted
+# kernel serves (_BACKGROUND = True), measured worse (benchmarks/bench_public_path.py, 30 calls,
+# idle 2-core machine): numba's compiler holds the GIL, the interpreted calls meanwhile took
+# 3x longer (W1 2.5 -> 7.9 ms), and 30 calls took 0.38x (W1) and 0.49x (W3) the time of the
+# interpreted kernel alone; so it is off.
+_BACKGROUND = False
+_BACKGROUND_AFTER = 2
+_USES: dict = {}              # compiled-kernel key -> counting calls in this process
+_PENDING: dict = {}           # key -> background thread (running or finished)
+_USES_LOCK = threading.Lock()
+
+
+def _background_load(key: str, c: ThresholdCircuit, mb: int) -> None:
+    """Compile (or load from the cache) ``c``'s kernel and the driver in a daemon thread."""
+    def run():
+        try:
+            _codegen.load(key, _codegen.source(c, mb))
+            _bits.fused_block()
+        except Exception:                # the foreground compiles (or not) as before
+            pass
+    t = threading.Thread(target=run, name="depthsep-background-compile", daemon=True)
+    _PENDING[key] = t
+    t.start()
+
+
+def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
+    """``(compile now, note for the reason)`` for a counting call that the single-call cost
+    model leaves on the interpreted kernel (see the comment above)."""
+    with _USES_LOCK:
+        uses = _USES[key] = _USES.get(key, 0) + 1
+        if gain_ns <= 0:
+            return False, ""
+        if _codegen.budget_left() <= 0:
+            return False, (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
+                           f"compiled kernels (their memory is never freed)")
+        if _BACKGROUND:
+            t = _PENDING.get(key)
+            if t is not None:
+                return False, f"; call {uses}: the compiled kernel is being prepared in the background"
+            if uses >= (1 if state == "cached" else _BACKGROUND_AFTER):
+                _background_load(key, c, mb)
+                return False, f"; call {uses}: compiling the kernel in the background"
+            return False, ""
+    if uses * gain_ns >= setup_ns:
+        return True, (f"; call {uses} of this circuit: the predicted time saved by the calls so "
+                      f"far covers the setup")
+    return False, ""
+
+
+def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
+             counting: bool = False):
     """``(KernelPlan, kernel arguments)`` for a circuit; ``kernel`` forces a choice or ``"auto"``.
 
     ``finish=False`` skips building the bit-sliced mask table (enough to decide).
+    ``counting=True`` (a counting call: :func:`count_disagreements`, :func:`count_ones`) counts
+    the call for the repeated-call rule of ``"auto"``.
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
@@ -245,6 +303,14 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
     elif min(est_bits, est_fused + compile_ns) < est_low:
         fused = est_fused + compile_ns < est_bits
         reason = figures
+        if fused and state != "loaded" and _codegen.budget_left() <= 0:
+            fused = False
+            reason += (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
+                       f"compiled kernels (their memory is never freed)")
+        elif (not fused and counting and state != "loaded"
+              and inputs <= _codegen.MAX_INPUTS and not numba_disabled()):
+            fused, note = _repeat_choice(key, c, mb, state, est_bits - est_fused, compile_ns)
+            reason += note
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
                            plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
@@ -265,6 +331,11 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True):
             _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
         return KernelPlan("fused", reason, fused_bytes, plan.n_ops, inputs), plan
     return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
+
+
+def numba_disabled() -> bool:
+    import numba
+    return bool(numba.config.DISABLE_JIT)
 
 
 def _fused_mask_bits(c: ThresholdCircuit) -> int:
@@ -304,8 +375,12 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     adder inputs per 4096 points, the compile unless cached, against points times gates for
     the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
-    kernel and a circuit is compiled only when its cube is large enough to repay it or its
-    compiled kernel is already cached.  The mask table of a circuit object is built once and
+    kernel and a circuit is compiled only when its cube is large enough to repay it, its
+    compiled kernel is already cached (a load of about 20 ms), or the same circuit has been
+    counted often enough in this process that the time the compiled kernel would have saved
+    covers the compile (rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
+    or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this
+    way (numba never frees machine code).  The mask table of a circuit object is built once and
     reused by later calls.  Truth tables always use the interpreted planes (a table is bound by
     writing its 2^N bytes).
 
@@ -337,22 +412,8 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     return _plan_of(c, kernel, finish=False)[0]
 
 
-_HELPERS: list = []            # [ThreadPoolExecutor, workers]: one pool, reused across calls
-_HELPERS_LOCK = threading.Lock()
-
-
-def _helper_pool(workers: int):
-    """A pool of at least ``workers`` threads that only ever runs block-kernel chunks (which
-    never wait on anything), so sharing it between concurrent callers cannot deadlock."""
-    from concurrent.futures import ThreadPoolExecutor
-    with _HELPERS_LOCK:
-        if not _HELPERS or _HELPERS[1] < workers:
-            old = _HELPERS[0] if _HELPERS else None
-            _HELPERS[:] = [ThreadPoolExecutor(workers, thread_name_prefix="depthsep-bits"),
-                           workers]
-            if old is not None:
-                old.shutdown(wait=False)
-        return _HELPERS[0]
+# one persistent pool for every GIL-free kernel run on threads (circuits.utils._threads)
+from circuits.utils._threads import helper_pool as _helper_pool  # noqa: E402
 
 
 def _bits_threads(block, args, h_lo: int, h_hi: int):

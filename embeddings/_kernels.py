@@ -16,7 +16,9 @@ _min_over_label    min over the pairs (a, b) with IP(a, b) == label of u[a] + v[
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -31,25 +33,24 @@ def _popcount(x):
     return c
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _gray_min_weight(rows, n, n_blocks, stop_at):
-    """Per (generator, block): minimum weight and a message index attaining it.
+@njit(cache=True, nogil=True)
+def _gray_min_weight(rows, n, n_blocks, stop_at, job_lo, job_hi, best, where):
+    """Per (generator, block) job in [job_lo, job_hi): minimum weight and a message index
+    attaining it, written to ``best[t, blk]`` and ``where[t, blk]`` (job = t * n_blocks + blk).
 
     ``rows`` is a (T, n, W) uint64 stack of T generators.  The Gray sequence
     g(i) = i ^ (i >> 1), i = 1 .. 2^n - 1, visits every non-zero message once; consecutive
     codewords differ by one generator row (row ctz(i)).  The sequence is split into
     ``n_blocks`` contiguous blocks; each (generator, block) job starts from its first codeword
-    computed directly, and the T * n_blocks jobs run in parallel.  A job stops early as soon as
-    it finds a weight ``<= stop_at`` (pass 0 to enumerate everything).  Returns two (T, n_blocks)
-    int64 arrays; an empty block reports weight 2^62 and message -1.
+    computed directly, so jobs are independent (``embeddings.code._gray_min_table`` runs ranges
+    of them on threads).  A job stops early as soon as it finds a weight ``<= stop_at`` (pass 0
+    to enumerate everything).  ``best`` and ``where`` are (T, n_blocks) int64; an empty block
+    reports weight 2^62 and message -1.
     """
-    T = rows.shape[0]
     W = rows.shape[2]
     total = np.int64(1) << n
-    best = np.empty((T, n_blocks), dtype=np.int64)
-    where = np.empty((T, n_blocks), dtype=np.int64)
     size = (total + n_blocks - 1) // n_blocks
-    for job in prange(T * n_blocks):
+    for job in range(job_lo, job_hi):
         t = job // n_blocks
         blk = job - t * n_blocks
         lo = max(np.int64(1), blk * size)
@@ -86,7 +87,6 @@ def _gray_min_weight(rows, n, n_blocks, stop_at):
                     cw[w] ^= rows[t, r, w]
         best[t, blk] = bw
         where[t, blk] = bi
-    return best, where
 
 
 @njit(cache=True, nogil=True, parallel=True)

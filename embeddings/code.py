@@ -78,12 +78,46 @@ def _check_generator(generator) -> np.ndarray:
     return np.ascontiguousarray(g, dtype=np.uint8)
 
 
+def _readonly_words(rows: np.ndarray) -> np.ndarray:
+    """A read-only C-contiguous uint64 view: every call hands the kernel one array type, so the
+    first run compiles one signature (a writable and a read-only stack were two: 0.8 s)."""
+    v = np.ascontiguousarray(rows, dtype=np.uint64).view()
+    v.setflags(write=False)
+    return v
+
+
+def _gray_min_table(rows: np.ndarray, n: int, n_blocks: int, stop_at: int):
+    """``(best, where)``, two (T, n_blocks) int64 tables of :func:`_kernels._gray_min_weight`
+    over every (generator, block) job, ranges of jobs on threads
+    (:func:`circuits.utils._threads.run_ranges`; the thread count from the free CPUs).  The
+    result does not depend on the threads: each job writes only its own cell."""
+    from circuits.utils._threads import run_ranges, work_threads
+    rows = _readonly_words(rows)
+    T = rows.shape[0]
+    jobs = T * int(n_blocks)
+    best = np.empty((T, int(n_blocks)), dtype=np.int64)
+    where = np.empty((T, int(n_blocks)), dtype=np.int64)
+    args = (rows, np.int64(n), np.int64(n_blocks), np.int64(stop_at))
+    threads = work_threads(jobs) if (jobs > 1 and (1 << n) * T >= _THREADED_MESSAGES) else 1
+    if threads == 1:
+        _kernels._gray_min_weight(*args, np.int64(0), np.int64(jobs), best, where)
+    else:
+        per = max(1, jobs // (4 * threads))
+        run_ranges(lambda lo, hi: _kernels._gray_min_weight(*args, np.int64(lo), np.int64(hi),
+                                                            best, where),
+                   [(lo, min(jobs, lo + per)) for lo in range(0, jobs, per)], threads)
+    return best, where
+
+
+#: Below this many messages (2^n times generators) one thread enumerates them (~1 ms).
+_THREADED_MESSAGES = 1 << 16
+
+
 def _gray_min(rows: np.ndarray, n: int, stop_at: int):
     """(min weight, witness message) of one packed generator (n, W)."""
     from circuits.utils.parallel import deferred_sigint
     with deferred_sigint():      # tuple of arrays: see circuits.utils.parallel
-        best, where = _kernels._gray_min_weight(rows[None], np.int64(n),
-                                                np.int64(_n_blocks(n)), np.int64(stop_at))
+        best, where = _gray_min_table(rows[None], n, _n_blocks(n), stop_at)
     blk = int(np.argmin(best[0]))       # first block (in Gray order) attaining the minimum
     return int(best[0, blk]), int(where[0, blk])
 
@@ -92,7 +126,7 @@ def _gray_min_many(rows: np.ndarray, n: int) -> np.ndarray:
     """Exact minimum weights of a stack of packed generators (T, n, W), one parallel call."""
     from circuits.utils.parallel import deferred_sigint
     with deferred_sigint():
-        best, _ = _kernels._gray_min_weight(rows, np.int64(n), np.int64(1), np.int64(0))
+        best, _ = _gray_min_table(rows, n, 1, 0)
     return best[:, 0]
 
 

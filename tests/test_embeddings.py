@@ -17,7 +17,7 @@ from circuits.utils.errors import DimensionError
 from circuits.hypercube import bits_of, index_of, points
 from circuits.utils.rng import uniform_ball
 from embeddings import _kernels
-from embeddings.code import _pack_rows, _unpack_words
+from embeddings.code import _gray_min_table, _pack_rows, _unpack_words
 from tests import naive_embeddings as naive
 
 
@@ -51,7 +51,7 @@ def test_gray_kernel_independent_of_blocks_and_stops_early(rng, n_blocks):
     gens = [random_generator(rng, n, m) for _ in range(3)]
     rows = np.stack([_pack_rows(g) for g in gens])
     want = [naive.min_distance(g.tolist())[0] for g in gens]
-    best, where = _kernels._gray_min_weight(rows, np.int64(n), np.int64(n_blocks), np.int64(0))
+    best, where = _gray_min_table(rows, n, n_blocks, 0)
     assert best.shape == (3, n_blocks)
     assert best.min(axis=1).tolist() == want
     for t, g in enumerate(gens):
@@ -59,10 +59,10 @@ def test_gray_kernel_independent_of_blocks_and_stops_early(rng, n_blocks):
         assert bin(naive.codeword(g.tolist(), int(where[t, blk]))).count("1") == want[t]
     d = want[0]
     # early stop: with stop_at >= d some block reports a weight <= stop_at
-    best, _ = _kernels._gray_min_weight(rows[:1], np.int64(n), np.int64(n_blocks), np.int64(d + 2))
+    best, _ = _gray_min_table(rows[:1], n, n_blocks, d + 2)
     assert int(best.min()) <= d + 2
     # with stop_at < d the enumeration is complete and exact
-    best, _ = _kernels._gray_min_weight(rows[:1], np.int64(n), np.int64(n_blocks), np.int64(d - 1))
+    best, _ = _gray_min_table(rows[:1], n, n_blocks, d - 1)
     assert int(best.min()) == d
 
 

@@ -23,7 +23,8 @@ number of passes is left.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from circuits._jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -16,7 +16,9 @@ Activation codes (only the built-in σ of :mod:`networks.activations`; others us
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 from networks._kernels import _parity_table
 
@@ -94,20 +96,21 @@ def _row_values(Ac, Bt, u, code, scale, val):
                 val[b] += ui * _sigma(code, ai + row[b])
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats):
+@njit(cache=True, nogil=True)
+def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats, a_lo, a_hi):
     """V[a, b] = u0 + sum_i u_i σ(scale·(A[a, i] + Bt[i, b]) + c[i]) (written only if ``store``)
     and per-row sums.  ``Bt`` is B transposed, (w, #b); with scale != 1 the integers are scaled
     first (z = scale·(α + β) + c, α + β exact).
 
     stats[a] = (sum_b H·Ñ, sum_b (N - IP)², #{b: [N >= 1/2] = IP}, sum_b Ñ²) with Ñ = 1 - 2N,
-    the float sums compensated (Neumaier) along the row.
+    the float sums compensated (Neumaier) along the row.  Serial over the rows
+    a_lo <= a < a_hi (each row independent: ``networks.reduction.product`` runs ranges of rows
+    on threads, :func:`circuits.utils._threads.run_ranges`).
     """
-    size_a = A.shape[0]
     w = A.shape[1]
     size_b = Bt.shape[1]
     par = _parity_table(n)
-    for a in prange(size_a):
+    for a in range(a_lo, a_hi):
         val = np.empty(size_b)
         if scale == 1.0:
             Ac = np.empty(w)
@@ -277,8 +280,8 @@ def _count_lt(t, lo, hi, x):
     return a - lo
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _chain_table(PA, PB, up_off, up_t, up_cum, dn_off, dn_t, dn_cum, base, out):
+@njit(cache=True, nogil=True)
+def _chain_table(PA, PB, up_off, up_t, up_cum, dn_off, dn_t, dn_cum, base, out, a_lo, a_hi):
     """Neuron-wise staircase / threshold-chain evaluation on all pairs (a, b).
 
     Group g (a neuron, or one weight row of a circuit) has the shared pre-activation
@@ -287,12 +290,12 @@ def _chain_table(PA, PB, up_off, up_t, up_cum, dn_off, dn_t, dn_cum, base, out):
     up_cum[up_off[g] + g + cnt] with cnt = #{t <= P} (cumulative sums, one leading 0 per group).
     Its "down" gates fire iff P <= t (dn_t ascending): the fired ones are a suffix starting at
     j = #{t < P}; dn_cum[dn_off[g] + g + j] holds the suffix sum from j.
-    out[a, b] = base + sum over groups.  Exact for integer P / weights (int64).
+    out[a, b] = base + sum over groups.  Exact for integer P / weights (int64).  Serial over
+    the rows a_lo <= a < a_hi (the caller runs ranges of rows on threads).
     """
-    size_a = PA.shape[0]
     size_b = PB.shape[0]
     G = PA.shape[1]
-    for a in prange(size_a):
+    for a in range(a_lo, a_hi):
         for b in range(size_b):
             tot = base
             for g in range(G):

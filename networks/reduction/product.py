@@ -180,14 +180,33 @@ def _table_numpy(A, B, c, scale, parts, n, store, V, stats, rows=None):
             stats[a, 3] = math.fsum((nt[j] ** 2).tolist())
 
 
+#: Jobs below this many (row, column, neuron) terms run in the calling thread (~1 ms).
+_THREADED_TERMS = 1 << 20
+
+
+def _rows_on_threads(kernel, n_rows: int, terms: int) -> None:
+    """``kernel(lo, hi)`` (a serial, GIL-free kernel over rows [lo, hi)) on every row, on
+    threads for large jobs (:func:`circuits.utils._threads.run_ranges`, the thread count from
+    the free CPUs); rows are independent, so the result does not depend on the threads."""
+    from circuits.utils._threads import run_ranges, work_threads
+    threads = work_threads(n_rows) if terms >= _THREADED_TERMS else 1
+    if threads == 1:
+        kernel(0, n_rows)
+        return
+    per = max(1, -(-n_rows // (4 * threads)))
+    run_ranges(kernel, [(lo, min(n_rows, lo + per)) for lo in range(0, n_rows, per)], threads)
+
+
 def _tables(A, B, c, scale, parts: Depth2Parts, n: int, store: bool):
     size = A.shape[0]
     V = np.empty((size, size) if store else (1, 1), dtype=np.float64)
     stats = np.zeros((size, 4), dtype=np.float64)
     code = _activation_code(parts.activation)
     if code >= 0:
-        _kernels._value_table(A, np.ascontiguousarray(B.T), c, float(scale), parts.u,
-                              float(parts.u0), code, n, store, V, stats)
+        Bt = np.ascontiguousarray(B.T)
+        args = (A, Bt, c, float(scale), parts.u, float(parts.u0), code, n, store, V, stats)
+        _rows_on_threads(lambda lo, hi: _kernels._value_table(*args, lo, hi), size,
+                         size * A.shape[1] * Bt.shape[1])
     else:
         _table_numpy(A, B, c, scale, parts, n, store, V, stats)
     return (V if store else None), stats
@@ -473,8 +492,10 @@ def chain_table(PA, PB, up, down, base, *, integer: bool) -> np.ndarray:
     up_off, up_t, up_c = _pack([t for t, _ in up], [v for _, v in up], dtype, suffix=False)
     dn_off, dn_t, dn_c = _pack([t for t, _ in down], [v for _, v in down], dtype, suffix=True)
     out = np.empty((PA.shape[0], PB.shape[0]), dtype=dtype)
-    _kernels._chain_table(PA, PB, up_off, up_t.astype(dtype), up_c, dn_off, dn_t.astype(dtype),
-                          dn_c, dtype(base), out)
+    args = (PA, PB, up_off, up_t.astype(dtype), up_c, dn_off, dn_t.astype(dtype), dn_c,
+            dtype(base), out)
+    _rows_on_threads(lambda lo, hi: _kernels._chain_table(*args, lo, hi), PA.shape[0],
+                     PA.shape[0] * PB.shape[0] * max(1, G))
     return out
 
 

@@ -109,8 +109,10 @@ class _Chunk:
     def __call__(self, start, stop):
         from networks import _kernels
 
-        G, prefix = _kernels._twisted_sums(self.V, self.shifts, self.n, start, stop, 1)
-        return {start: (G, prefix[0])}
+        G = np.zeros((stop - start, 1 << self.n), dtype=np.float64)
+        prefix = np.full(self.shifts.shape[0], np.inf, dtype=np.float64)
+        _kernels._twisted_sums(self.V, self.shifts, self.n, start, stop, G, prefix)
+        return {start: (G, prefix)}
 
 
 def _merge(acc: dict, part: dict) -> dict:
@@ -138,12 +140,18 @@ def twisted_sums(V, shifts, *, client=None, executor=None, progress: bool = Fals
     sh = _check_shifts(shifts, n)
     size = 1 << n
     if client is None and executor is None and not progress:
-        import numba
+        from circuits.utils._threads import run_ranges, work_threads
 
-        blocks = min(size, 4 * numba.get_num_threads())      # prefix table is blocks x k
-        from circuits.utils.parallel import deferred_sigint
-        with deferred_sigint():  # a tuple of arrays must not be boxed under a pending Ctrl-C
-            G, prefix = _kernels._twisted_sums(V, sh, n, 0, size, blocks)
+        threads = work_threads(size) if size >= 64 else 1
+        blocks = min(size, 4 * threads)                     # prefix table is blocks x k
+        G = np.zeros((size, size), dtype=np.float64)
+        prefix = np.full((blocks, sh.shape[0]), np.inf, dtype=np.float64)
+        per = -(-size // blocks)
+
+        def block(lo, hi):                   # rows [lo, hi): its rows of G, its prefix row
+            _kernels._twisted_sums(V, sh, n, lo, hi, G[lo:hi], prefix[lo // per])
+
+        run_ranges(block, [(lo, min(size, lo + per)) for lo in range(0, size, per)], threads)
         return G, prefix.min(axis=0)
     from circuits.utils.parallel import run_chunks
 
