@@ -109,18 +109,61 @@ def _full_pass_numpy(act, A, B, c, u, u0, Y):
     return Qa, Qb, Su, math.fsum(loss_rows) / total, g_sum
 
 
-def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks):
+#: Pair-neuron terms per kernel call: an epoch is processed in slices of rows of about this
+#: size, so Ctrl-C (handled between slices) lands within a fraction of a second at any width.
+SLICE_TERMS = 1 << 27
+
+#: Precisions of the full-batch product-form pass (see :func:`train_product`).
+PRECISIONS = ("float32", "float64")
+
+
+def _slices(size_a, size_b, w, align=4):
+    rows = max(align, (SLICE_TERMS // max(1, size_b * w)) // align * align)
+    return [(r0, min(size_a, r0 + rows)) for r0 in range(0, size_a, rows)]
+
+
+def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks, precision="float64"):
+    """(Qa, Qb, Su, loss, Σg) of the full-batch MSE over all pairs.
+
+    ``precision="float32"`` with ReLU: :mod:`networks.reduction._kernels_train32` (float32
+    lanes; the loss, Σ g, Qa and Qb accumulated in float64 as documented there) and
+    Su[i] = Σ_a (α+c)[a, i] Qa[a, i] + Σ_b β[b, i] Qb[b, i] in float64 (an identity for ReLU:
+    Σ g·[z > 0]·z with z = (α + c) + β).  Otherwise the float64 kernel ``_train_pass``.
+    Both run over slices of rows (:data:`SLICE_TERMS`), so a KeyboardInterrupt lands between
+    slices."""
     if code < 0:
         return _full_pass_numpy(act, A, B, c, u, u0, Y)
     size, w = A.shape
+    size_b = B.shape[0]
+    total = float(size * size_b)
     Qa = np.empty((size, w))
-    Qb = np.zeros((n_blocks, B.shape[0], w))
-    Su = np.empty((n_blocks, w))
+    if precision == "float32" and code == 0:
+        from networks.reduction import _kernels_train32 as k32
+
+        Ac = A + c
+        Ac32 = np.ascontiguousarray(Ac, dtype=np.float32)
+        Bt32 = np.ascontiguousarray(B.T, dtype=np.float32)
+        u32 = np.ascontiguousarray(u, dtype=np.float32)
+        Qbt = np.zeros((n_blocks, w, size_b))
+        cols = np.zeros((n_blocks, 2, size_b))
+        tile = max(k32.LANES, min(size_b, k32.TILE_FLOATS // max(1, w)))
+        for r0, r1 in _slices(size, size_b, w):
+            k32._train_pass_relu32(Ac32[r0:r1], Bt32, u32, float(u0), Y[r0:r1], 2.0 / total,
+                                   n_blocks, tile, Qa[r0:r1], Qbt, cols)
+        Qb = Qbt.sum(axis=0).T
+        Su = np.einsum("ai,ai->i", Ac, Qa) + np.einsum("bi,bi->i", B, Qb)
+        return (Qa, Qb, Su, math.fsum(cols[:, 0].ravel().tolist()) / total,
+                math.fsum(cols[:, 1].ravel().tolist()))
+    Qb = np.zeros((n_blocks, size_b, w))
+    Su = np.zeros(w)
     rows = np.empty((size, 2))
-    _kernels._train_pass(A, B, np.ascontiguousarray(B.T), c, u, float(u0), code, Y, n_blocks, Qa,
-                         Qb, Su, rows)
-    total = float(size * B.shape[0])
-    return (Qa, Qb.sum(axis=0), Su.sum(axis=0), math.fsum(rows[:, 0].tolist()) / total,
+    Bt = np.ascontiguousarray(B.T)
+    su = np.empty((n_blocks, w))
+    for r0, r1 in _slices(size, size_b, w):
+        _kernels._train_pass(A[r0:r1], B, Bt, c, u, float(u0), code, Y[r0:r1], n_blocks,
+                             Qa[r0:r1], Qb, su, rows[r0:r1], total)
+        Su += su.sum(axis=0)
+    return (Qa, Qb.sum(axis=0), Su, math.fsum(rows[:, 0].tolist()) / total,
             math.fsum(rows[:, 1].tolist()))
 
 
@@ -143,14 +186,15 @@ def _batch_pass(code, act, A, B, c, u, u0, ia, ib, y):
     return Qa, Qb, g @ S, float(r @ r) / ia.size, float(g.sum())
 
 
-def _gradient(params, sup, code, act, Y, n_blocks, batch=None):
+def _gradient(params, sup, code, act, Y, n_blocks, batch=None, precision="float64"):
     """Loss and [dW, db, du, du0] from the product-form passes."""
     W, b, u, u0 = params
     m = sup.m
     A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
     B = np.ascontiguousarray(sup.XB @ W[:, m:].T)
     if batch is None:
-        Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks)
+        Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks,
+                                             precision)
     else:
         Qa, Qb, Su, loss, g_sum = _batch_pass(code, act, A, B, b, u, u0[0], *batch)
     dW = np.empty_like(W)
@@ -194,7 +238,7 @@ def _batch_pass3(act, A, Bc, W2, b2, v, v0, ia, ib, y):
             float(g.sum()))
 
 
-def product_loss_and_gradient(network, instance, *, targets=None):
+def product_loss_and_gradient(network, instance, *, targets=None, precision="float64"):
     """MSE over all 4^n support points and its exact gradient, in product form.
 
     Returns ``(loss, [(dW, db), (du, du0)])`` shaped like :func:`networks.loss_and_gradient`
@@ -210,8 +254,15 @@ def product_loss_and_gradient(network, instance, *, targets=None):
     parts = depth2_parts(network, dim=sup.dim)
     params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
     loss, g = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
-                        _n_blocks(sup))
+                        _n_blocks(sup), precision=_check_precision(precision))
     return loss, [(g[0], g[1]), (g[2][None, :], g[3])]
+
+
+def _check_precision(precision) -> str:
+    if precision not in PRECISIONS:
+        raise InvalidNetworkError(f"precision must be one of {PRECISIONS} (the working precision "
+                                  f"of the depth-2 ReLU pass), got {precision!r}")
+    return precision
 
 
 def _params3(p3):
@@ -285,7 +336,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
                   target_loss: "float | None" = None, tol: float = 1e-9,
                   patience: "int | None" = 100, betas=(0.9, 0.999), eps: float = 1e-8,
                   mask=None, blas: "int | None" = 1, progress: bool = False,
-                  desc: str = "train (product form)") -> TrainResult:
+                  desc: str = "train (product form)", precision: str = "float32") -> TrainResult:
     """Adam on the MSE over all 4^n support points of a hard instance, in product form.
 
     Parameters
@@ -311,6 +362,19 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         help on a shared machine, see BENCHMARKS.md); None leaves BLAS alone.
     progress : bool
         Progress bar over epochs.
+    precision : "float32" (default) or "float64"
+        Working precision of the full-batch pass of a depth-2 ReLU net (other activations,
+        depth 3 and mini-batches always run in float64).  "float32": pre-activations, ReLU
+        and the sum over neurons in float32 vector lanes, the residual, loss and every gradient
+        accumulation in float64 (float32 partial sums over at most a few hundred terms first;
+        :mod:`networks.reduction._kernels_train32`); measured 4-7x faster per epoch than
+        "float64" at n = 10-12 (BENCHMARKS.md, T1), gradient within 1e-4 relative (max-norm)
+        of the float64 one (tests/test_train_product32.py).  Default because training is where
+        E21-E23 and the reduction spend their time and a float32 gradient is as good a descent
+        direction; the trajectory differs from "float64" by rounding only.  "float64" is the
+        exact-arithmetic reference (equal to :func:`networks.train` to ~1e-12).  The returned
+        network, ``final_loss`` and every exact metric (:func:`networks.support_metrics`) are
+        float64 either way.
 
     Returns
     -------
@@ -327,11 +391,13 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         parts = depth2_parts(network, dim=sup.dim)
         act, dims = parts.activation, [sup.dim, parts.width, 1]
         params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
-        grad_fn = _Depth2Grad(sup, act)
+        grad_fn = _Depth2Grad(sup, act, _check_precision(precision))
     Y = _targets(sup, targets)
     mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
                          betas, eps, mask, blas, sup, dims, act)
+    settings["precision"] = ("float32" if isinstance(grad_fn, _Depth2Grad) and grad_fn.code == 0
+                             and grad_fn.precision == "float32" else "float64")
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
     if mask is not None:
@@ -344,7 +410,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     with blas_threads(blas), _numba_threads(sup.size ** 2 * params[0].shape[0]):
         losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
                                as_rng(seed), target_loss, tol, patience, progress, desc)
-        final = grad_fn(params, Y)[0]
+        final = _final_loss(grad_fn, params, Y)
     layers = [DenseLayer(params[k], params[k + 1]) for k in range(0, len(params) - 2, 2)]
     net = SigmaNetwork(layers + [DenseLayer(params[-2][None, :], params[-1])], activation=act)
     history = {"loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
@@ -358,12 +424,21 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
 class _Depth2Grad:
     """(params, Y, batch=None) -> (loss, grads) of a depth-2 net in product form."""
 
-    def __init__(self, sup, act):
+    def __init__(self, sup, act, precision="float64"):
         self.sup, self.act, self.code, self.n_blocks = sup, act, _activation_code(act), _n_blocks(sup)
+        self.precision = precision
 
-    def __call__(self, params, Y, batch=None):
+    def __call__(self, params, Y, batch=None, precision=None):
         return _gradient(params, self.sup, self.code, self.act, Y,
-                         0 if batch is not None else self.n_blocks, batch=batch)
+                         0 if batch is not None else self.n_blocks, batch=batch,
+                         precision=precision or self.precision)
+
+
+def _final_loss(grad_fn, params, Y) -> float:
+    """``final_loss`` always in float64 (the reference pass)."""
+    if isinstance(grad_fn, _Depth2Grad):
+        return grad_fn(params, Y, precision="float64")[0]
+    return grad_fn(params, Y)[0]
 
 
 class _Depth3Grad:
