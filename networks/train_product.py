@@ -117,8 +117,8 @@ SLICE_TERMS = 1 << 27
 PRECISIONS = ("float32", "float64")
 
 
-def _slices(size_a, size_b, w, align=4):
-    rows = max(align, (SLICE_TERMS // max(1, size_b * w)) // align * align)
+def _slices(size_a, size_b, w, align=4, scale=1):
+    rows = max(align, (scale * SLICE_TERMS // max(1, size_b * w)) // align * align)
     return [(r0, min(size_a, r0 + rows)) for r0 in range(0, size_a, rows)]
 
 
@@ -144,10 +144,13 @@ def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks, precision="float64"):
         Ac32 = np.ascontiguousarray(Ac, dtype=np.float32)
         Bt32 = np.ascontiguousarray(B.T, dtype=np.float32)
         u32 = np.ascontiguousarray(u, dtype=np.float32)
+        import numba
+
+        n_blocks = int(numba.get_num_threads())      # one block per thread: rows stay long
         Qbt = np.zeros((n_blocks, w, size_b))
         cols = np.zeros((n_blocks, 2, size_b))
         tile = max(k32.LANES, min(size_b, k32.TILE_FLOATS // max(1, w)))
-        for r0, r1 in _slices(size, size_b, w):
+        for r0, r1 in _slices(size, size_b, w, scale=k32.SLICE_SCALE):
             k32._train_pass_relu32(Ac32[r0:r1], Bt32, u32, float(u0), Y[r0:r1], 2.0 / total,
                                    n_blocks, tile, Qa[r0:r1], Qbt, cols)
         Qb = Qbt.sum(axis=0).T

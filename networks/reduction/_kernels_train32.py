@@ -7,7 +7,7 @@ r = N - Y[a, b] (float64), g = 2 r / #pairs (rounded to float32 for the lanes),
 Qa[a, i] = Σ_b g [z_i > 0], Qb[i, b] = Σ_a g [z_i > 0].
 
 Precision of each step: α, β and the bias in float64 (BLAS, by the wrapper), then Ac = α + c
-and β rounded once to float32; z = Ac + β, relu(z) and N's sum over neurons (in order) in float32;
+and β rounded once to float32; z = Ac + β, relu(z) and N's sum over neurons (in pairs, in order) in float32;
 u0, the residual r = N - Y, r², g = 2r/#pairs and the sums Σ r², Σ g in float64 (per column,
 over the rows of a block, in order; the wrapper adds the columns with math.fsum); g rounded to
 float32 for the lanes; [z > 0] exact (tested as β > -Ac, which is the same predicate in IEEE
@@ -29,6 +29,8 @@ from numba import njit, prange
 LANES = 16          # float32 lanes of one AVX-512 vector
 ROWS = 4            # rows of a per register block
 CHUNK = 64          # rows per chunk (the transposed pass for Qa runs once per chunk)
+#: Slices of an epoch hold SLICE_SCALE times the float64 kernel's terms (about as fast per slice).
+SLICE_SCALE = 4
 #: Floats of one Bt tile (w × TILE_B): the tile and the float32 Qb partials stay in L2.
 TILE_FLOATS = 1 << 16
 FLUSH = 4           # chunks accumulated in float32 in Qb before a flush to float64
@@ -107,22 +109,45 @@ def _back_a(nact, bt, gT, qat, nb, nr, w):
 
 @njit(cache=True, nogil=True)
 def _forward(ac, bt, u, val, nbp, w):
-    """val[r, b] = Σ_i u_i relu(ac[r, i] + bt[i, b]) for 4 rows (float32, neurons in order)."""
+    """val[r, b] = Σ_i u_i relu(ac[r, i] + bt[i, b]) for 4 rows, float32: neurons in pairs
+    (val += (t_i + t_{i+1}), pairs in order, then the last neuron of an odd width), so each
+    load/store of val serves two neurons."""
     zero = np.float32(0.0)
     for r in range(ROWS):
         for b in range(nbp):
             val[r, b] = zero
-    for i in range(w):
+    v0 = val[0]
+    v1 = val[1]
+    v2 = val[2]
+    v3 = val[3]
+    w2 = w - w % 2
+    for i in range(0, w2, 2):
+        ui = u[i]
+        uj = u[i + 1]
+        a0 = ac[0, i]
+        a1 = ac[1, i]
+        a2 = ac[2, i]
+        a3 = ac[3, i]
+        c0 = ac[0, i + 1]
+        c1 = ac[1, i + 1]
+        c2 = ac[2, i + 1]
+        c3 = ac[3, i + 1]
+        row = bt[i]
+        rowj = bt[i + 1]
+        for b in range(nbp):
+            x = row[b]
+            y = rowj[b]
+            v0[b] += ui * max(a0 + x, zero) + uj * max(c0 + y, zero)
+            v1[b] += ui * max(a1 + x, zero) + uj * max(c1 + y, zero)
+            v2[b] += ui * max(a2 + x, zero) + uj * max(c2 + y, zero)
+            v3[b] += ui * max(a3 + x, zero) + uj * max(c3 + y, zero)
+    for i in range(w2, w):
         ui = u[i]
         a0 = ac[0, i]
         a1 = ac[1, i]
         a2 = ac[2, i]
         a3 = ac[3, i]
         row = bt[i]
-        v0 = val[0]
-        v1 = val[1]
-        v2 = val[2]
-        v3 = val[3]
         for b in range(nbp):
             x = row[b]
             v0[b] += ui * max(a0 + x, zero)
