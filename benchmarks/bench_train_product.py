@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import ROOT, machine_info, run_child, write_results  # noqa: E402
 
 T1 = [(10, 100), (12, 12), (12, 144)]
