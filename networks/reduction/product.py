@@ -256,7 +256,8 @@ def depth3_pass(A, Bc, W2, b2, v, v0, act, Y, *, grad: bool = True, V=None, rows
     With ``Y`` (targets, (2^n, 2^n)) and ``grad``: returns ``(loss, Qa, Qb, dW2, db2, dv, dv0)``
     where g = 2(N - Y)/#pairs, Qa[a, i] = Σ_b dL/dz1_i(a, b), Qb[b, i] = Σ_a dL/dz1_i(a, b) (so
     dW1 = [Qaᵀ X_A, Qbᵀ X_B], db1 = Σ_a Qa).  With ``V`` (a (2^n, 2^n) array) the values are
-    written there.  ``check`` (no arguments) is called between tiles (Ctrl-C / deadlines).
+    written there.  ``check(fraction of the rows done)`` is called between tiles (time limits;
+    a Ctrl-C lands between tiles in any case).
     """
     size, w1 = A.shape
     nb = Bc.shape[0]
@@ -274,8 +275,8 @@ def depth3_pass(A, Bc, W2, b2, v, v0, act, Y, *, grad: bool = True, V=None, rows
     loss_parts, g_parts = [], []
     W2T = np.ascontiguousarray(W2.T)
     for a0 in range(0, size, rows):
-        if check is not None:
-            check()
+        if check is not None and a0 > 0:
+            check(a0 / size)
         a1 = min(size, a0 + rows)
         Z1 = (A[a0:a1, None, :] + Bc[None, :, :]).reshape(-1, w1)
         H1 = act.function(Z1)
