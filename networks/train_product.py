@@ -274,7 +274,7 @@ def training_memory_bytes(sup, dims, batch_size=None) -> float:
     with their Adam moments, gradient and temporaries (about 8 copies), the product-form tables
     (α, β, their float32 copies, Qa, the per-thread Qb partials: about (8 + threads) × 2^n × w1),
     the target table (4^n, full batch), and per tile / batch the activations (depth 3: about
-    10 arrays of a tile; mini-batches: about 6 arrays of batch × width)."""
+    10 arrays of a tile, threads + 1 tiles in flight; mini-batches: about 6 arrays of batch × width)."""
     import numba
 
     d, *widths = dims[:-1]
@@ -287,7 +287,8 @@ def training_memory_bytes(sup, dims, batch_size=None) -> float:
         need += 8.0 * size * size
         if len(widths) == 2:
             from networks.reduction.product import DEPTH3_TILE_ELEMENTS
-            need += 10 * 8.0 * max(DEPTH3_TILE_ELEMENTS, size * max(widths))
+            need += ((numba.get_num_threads() + 1) * 10 * 8.0
+                     * max(DEPTH3_TILE_ELEMENTS, size * max(widths)))
     else:
         need += 6 * 8.0 * min(batch_size, size * size) * max(widths) + 8.0 * size * size
     return need
