@@ -10,6 +10,22 @@ never the 4^n × d input array.  The same Adam as :func:`networks.train` (bias-c
 optional clipping to [-B, B]); a mini-batch variant samples pairs (a, b) from a fresh permutation
 of the 4^n pairs every epoch.  :func:`networks.train` stays the trainer for general inputs.
 
+Depth 3 (dims [d, w1, w2, 1]): the first layer in the same product form, the second layer a
+float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
+(:func:`networks.reduction.product.depth3_pass`).
+
+Precision: a depth-2 ReLU full-batch epoch runs on float32 vector lanes by default
+(``precision="float32"``; pre-activations, ReLU and the sum over neurons in float32, the
+residual, the loss and every gradient accumulation in float64, see
+:mod:`networks.reduction._kernels_train32`); ``precision="float64"`` is the reference kernel.
+Everything else (other activations, mini-batches, depth 3, ``final_loss``, the returned
+network and every exact metric) is float64.
+
+Robustness: epochs run in slices of rows (a Ctrl-C lands between slices, about 0.05 s apart),
+the time for ``epochs`` epochs is measured and refused above ``max_seconds`` and the memory is
+estimated and refused before anything is allocated (:func:`check_training_memory`), and a
+diverging run (non-finite loss, or :data:`DIVERGED_FACTOR` times the first) stops with an error.
+
 Examples
 --------
 >>> from embeddings import HardInstance
