@@ -24,7 +24,9 @@ lanes, 4 columns per step).  Padded rows and columns carry g = 0.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from circuits._jit import njit
 
 LANES = 16          # float32 lanes of one AVX-512 vector
 ROWS = 4            # rows of a per register block
