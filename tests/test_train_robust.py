@@ -144,4 +144,4 @@ def test_first_epoch_on_the_progress_bar_excludes_compilation(tmp_path):
     compiled, gaps = __import__("json").loads(out.stdout.strip().splitlines()[-1])
     assert compiled >= 1, "the epoch kernel was not compiled / loaded before the bar started"
     later = float(np.median(gaps[1:]))
-    assert gaps[0] <= 5 * later + 0.05, f"first epoch {gaps[0]:.3f} s vs {later:.4f} s later"
+    assert gaps[0] <= 5 * later + 0.25, f"first epoch {gaps[0]:.3f} s vs {later:.4f} s later"
