@@ -4,7 +4,7 @@ Trains depth-2 ReLU nets (widths polynomial in n) and depth-3 ReLU nets by full-
 4^n pairs of μ₀ (product form, THEORY §4.8) against IP, against MAJ∘AND (the same AND layer with a
 threshold on top: the control that *can* separate) and against random labels (hard for every
 depth: a control that cannot separate), and puts two training-free references next to them: the
-exact depth-3 construction (ρ = 1) and the explicit depth-2 IP_j net of width j·2^j (ρ = 2^{j−n}
+exact depth-3 construction (ρ = 1) and the explicit depth-2 IP_j net of width j·2^{j−1} (ρ = 2^{j−n}
 exactly, the floor a trained depth-2 net of that width should reach on IP).  All metrics are exact
 averages over the 4^n pairs.  The prediction is stated before the run and checked after it
 (networks.separation.separate.PREDICTION); a failed clause is reported, not tuned away.
@@ -168,7 +168,11 @@ def _executor(args):
 
         from circuits.utils.parallel import usable_cpus
 
-        return cf.ProcessPoolExecutor(max_workers=usable_cpus())
+        import multiprocessing as mp
+
+        # spawn, not fork: this process already runs numba's worker threads
+        return cf.ProcessPoolExecutor(max_workers=usable_cpus(),
+                                      mp_context=mp.get_context("spawn"))
     return None
 
 

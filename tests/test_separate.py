@@ -99,15 +99,15 @@ def test_explicit_depth2_ip_j_floor_is_exact_on_all_pairs(n):
     inst = HardInstance(n, seed=0)
     for j in range(1, n + 1):
         net = S.explicit_ip_j(inst, j)
-        assert net.dims[1] == j * 2 ** j
+        assert net.dims[1] == j * 2 ** (j - 1)
         V = value_table(net, inst)
         assert np.abs(V - T.target_table(f"ip_{j}", n)).max() < 1e-9     # computes IP_j exactly
         assert abs(S.exact_ip_rho(net, inst) - 2.0 ** (j - n)) < 1e-9      # ρ with IP_n = 2^{j-n}
-    assert S.ip_floor(n, 1) == 2.0 ** -n
+    assert S.ip_floor(n, 0) == 2.0 ** -n and S.ip_floor(n, 1) == 2.0 ** (1 - n)
 
 
 def test_floor_rule_and_width_rules():
-    assert [S.floor_j(w) for w in (0, 1, 2, 7, 8, 24, 63, 64)] == [0, 0, 1, 1, 2, 3, 3, 4]
+    assert [S.floor_j(w) for w in (0, 1, 3, 4, 11, 12, 31, 32)] == [0, 1, 1, 2, 2, 3, 3, 4]
     assert [S.width_of(r, 4) for r in ("n", "n^2", "n^3", "2n", "n+1", "2n^2+1", 7)] == \
         [4, 16, 64, 8, 5, 33, 7]
     with pytest.raises(ValueError, match="polynomial of n"):

@@ -16,8 +16,8 @@ seed, n), on all 4^n pairs of μ₀ (product form, THEORY §4.8):
 * **trained depth 3**: widths (n, n + 1) and (n², n), first layer in product form, same trainer.
 * **training-free references** (no optimisation involved): the exact depth-3 construction
   (THEORY §3.2, ρ = 1, max error 0 up to rounding) and the explicit depth-2 net
-  :func:`explicit_ip_j` computing IP_j with width j·2^j, whose correlation with IP_n is exactly
-  2^{j−n}: at width w the **floor** is 2^{j(w)−n} with j(w) the largest j with j·2^j ≤ w.  A trained
+  :func:`explicit_ip_j` computing IP_j with width j·2^{j−1}, whose correlation with IP_n is exactly
+  2^{j−n}: at width w the **floor** is 2^{j(w)−n} with j(w) the largest j with j·2^{j−1} ≤ w.  A trained
   depth-2 IP row below its floor is flagged: that is optimisation, not expressivity.
 
 Per row: γ = 1/4 − MSE, ρ = E[(1 − 2y)(1 − 2N)], R² = 1 − MSE/Var(y) (free of the label balance:
@@ -38,8 +38,8 @@ Examples
 >>> inst = HardInstance(4, seed=0)
 >>> net = explicit_ip_j(inst, 2)
 >>> net.dims, round(exact_ip_rho(net, inst), 12) == 2.0 ** (2 - 4)
-((32, 8, 1), True)
->>> floor_j(8), floor_j(7), width_of("n^2", 5), width_of("n+1", 5)
+((32, 4, 1), True)
+>>> floor_j(4), floor_j(3), width_of("n^2", 5), width_of("n+1", 5)
 (2, 1, 25, 6)
 """
 
@@ -103,18 +103,18 @@ def width_of(rule, n: int) -> int:
 
 
 def floor_j(width: int) -> int:
-    """The largest j with j·2^j ≤ width (0 below width 2): the IP_j the explicit depth-2 net of
-    that width computes."""
+    """The largest j with j·2^{j−1} ≤ width (0 at width 0): the IP_j the explicit depth-2 net of
+    that width computes (:func:`explicit_ip_j`)."""
     width = check_int(width, name="width", minimum=0, what="hidden units")
     j = 0
-    while (j + 1) * 2 ** (j + 1) <= width:
+    while (j + 1) * 2 ** j <= width:
         j += 1
     return j
 
 
 def ip_floor(n: int, width: int) -> float:
     """ρ of the explicit depth-2 IP_j net of at most ``width`` units against IP_n: 2^{j−n},
-    j = min(n, :func:`floor_j`(width)); 2^{-n} (the constant 0) when no j ≥ 1 fits."""
+    j = min(n, :func:`floor_j`(width)); 2^{-n} (the constant 0) at width 0."""
     return 2.0 ** (min(n, floor_j(width)) - n)
 
 
@@ -123,15 +123,17 @@ def ip_floor(n: int, width: int) -> float:
 
 
 def explicit_ip_j(instance, j: int):
-    """Depth-2 ReLU net of width j·2^j computing IP_j(a, b) (parity of the first j ANDs) exactly
-    on the support of μ₀ (THEORY §1.4's MAJ∘MAJ construction, each gate as two ReLUs).
+    """Depth-2 ReLU net of width j·2^{j−1} computing IP_j(a, b) (parity of the first j ANDs)
+    exactly on the support of μ₀ (half the j·2^j of writing each threshold gate of THEORY §1.4's
+    MAJ∘MAJ construction as two ReLUs).
 
     On the support the systematic coordinates give the bits affinely: a_i = (√(2m)·x_i + 1)/2,
-    b_i = (√(2m)·x_{m+i} + 1)/2 (i < n).  For every c ∈ {0,1}^j, c ≠ 0, and k = 1..|c| the
-    integer z_{c,k} = (j+1)(Σ_{c_i=1} a_i − Σ_{c_i=0} a_i) + Σ_{c_i=1} b_i reaches
-    T_{c,k} = (j+1)|c| + k iff a_{<j} = c and |c ∧ b| ≥ k; the gate [z ≥ T] is
-    ReLU(z − T + 1) − ReLU(z − T) on integers, and Σ_k (−1)^{k+1}[|c ∧ b| ≥ k] = |c ∧ b| mod 2.
-    Width 2·Σ_c |c| = j·2^j, output weights ±1, output bias 0.  Its correlation with IP_n is
+    b_i = (√(2m)·x_{m+i} + 1)/2 (i < n).  For every c ∈ {0,1}^j, c ≠ 0, the integer
+    z_c = (j+1)(Σ_{c_i=1} a_i − Σ_{c_i=0} a_i) + Σ_{c_i=1} b_i equals (j+1)|c| + s with
+    s = |c ∧ b| when a_{<j} = c, and is at most (j+1)|c| − 1 otherwise.  With s = z_c − (j+1)|c|
+    the parity is the triangle wave s mod 2 = ReLU(s) + Σ_{k=1}^{|c|−1} 2(−1)^k ReLU(s − k) on
+    0 ≤ s ≤ |c|, and every term vanishes for s ≤ −1: |c| units per c, Σ_c |c| = j·2^{j−1} units,
+    output weights 1 and ±2, output bias 0.  Its correlation with IP_n is
     E[(−1)^{IP_j + IP_n}] = Π_{i ≥ j} E[(−1)^{a_i b_i}] = 2^{j−n} (each remaining AND is 1 with
     probability 1/4, so E[(−1)^{a_i b_i}] = 1/2).
     """
@@ -153,12 +155,10 @@ def explicit_ip_j(instance, j: int):
         for i in ones:
             w[m + i] += s / 2
             const += 0.5
-        for k in range(1, size + 1):
-            T = (j + 1) * size + k
-            sign = 1.0 if k % 2 else -1.0
-            rows += [w, w]
-            biases += [const - T + 1, const - T]
-            outs += [sign, -sign]
+        for k in range(size):                       # ReLU(s - k), s = z_c - (j+1)|c|
+            rows.append(w)
+            biases.append(const - (j + 1) * size - k)
+            outs.append(1.0 if k == 0 else 2.0 * (-1) ** k)
     W = np.array(rows)
     return SigmaNetwork([DenseLayer(W, np.array(biases)),
                          DenseLayer(np.array(outs)[None, :], np.zeros(1))], activation="relu")
