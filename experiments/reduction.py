@@ -5,7 +5,7 @@
     python experiments/reduction.py --n 6 --sparse 2      # neurons read 2 + 2 coordinates
     python experiments/reduction.py --sweep               # n = 4..12: least k vs n and vs ρ
 
-Each run is :func:`networks.reduction.run.reduction_run`: build the hard instance (THEORY §2)
+Each run is :func:`networks.separation.reduction_run.reduction_run`: build the hard instance (THEORY §2)
 and its product-form support once, train a depth-2 network in product form
 (networks.train_product: Adam, full-batch MSE over all 4^n points) until MSE <= 1/4 - γ or the
 epoch cap, then
@@ -120,9 +120,9 @@ def _versions() -> dict:
 
 
 def run_one(args, *, n: int, width: int, progress: bool) -> dict:
-    """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
+    """Train + steps 1–4 for one (n, width) (:func:`networks.separation.reduction_run.reduction_run`);
     returns the report dict (:func:`save_one` writes it)."""
-    from networks.reduction.run import reduction_run
+    from networks.separation.reduction_run import reduction_run
 
     run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
                         epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,

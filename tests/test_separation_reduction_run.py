@@ -1,11 +1,11 @@
-"""networks.reduction.run: one reduction run as a library call (what experiments/reduction.py and
+"""networks.separation.reduction_run: one reduction run as a library call (what experiments/reduction.py and
 the THEORY rows E8-E11 use)."""
 
 import json
 
 import numpy as np
 
-from networks.reduction.run import reduction_run
+from networks.separation.reduction_run import reduction_run
 
 
 def test_reduction_run_record_and_objects():
