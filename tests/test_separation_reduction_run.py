@@ -102,3 +102,29 @@ def test_cli_constant_control_prints_no_evidence_and_saves_readable_files(tmp_pa
 
     met, _ = support_metrics(net, HardInstance(3, seed=0))
     assert met.mse == pytest.approx(rep["mse"], abs=1e-15)   # recomputed from the run's file
+
+
+@pytest.fixture(scope="module")
+def trained3():
+    run = reduction_run(3, 8, "relu", seed=0, ball_points=0, circuit=False)
+    return run
+
+
+def test_max_gates_caps_the_circuit_size_it_reports(trained3):
+    """Issue 24: --max-gates 100 reported 111 gates (the cap was checked on an estimate)."""
+    from networks.reduction import reduce_network
+
+    for cap in (100, 16):
+        rep = reduce_network(trained3.network, trained3.instance, k=8, circuit_max_gates=cap)
+        assert 0 < rep.circuit.size <= cap
+
+
+def test_a_cap_below_one_gate_per_neuron_blames_the_cap(trained3):
+    """Issue 24: --max-gates 1 blamed the weights ('no gates after the staircase')."""
+    from circuits.utils.errors import ReductionError
+    from networks.reduction import reduce_network
+
+    with pytest.raises(ReductionError, match=r"max_gates = 1 is below the fewest gates.*raise "
+                                             r"max_gates") as exc:
+        reduce_network(trained3.network, trained3.instance, k=8, circuit_max_gates=1)
+    assert "output weights" not in str(exc.value)

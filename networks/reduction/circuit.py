@@ -252,6 +252,12 @@ def _fit_margin(qn, margin, allocation, max_gates):
     est = gate_estimate(qn, margin, allocation)
     while est > max_gates:
         margin *= 1.1 * est / max_gates
+        if not margin < 1e12:
+            fewest = gate_estimate(qn, 1e12, allocation)
+            raise ReductionError(
+                f"max_gates = {max_gates} is below the fewest gates this network's staircase can "
+                f"have (about {fewest}: at least one per neuron whatever the margin); raise "
+                f"max_gates (--max-gates on the command line) to at least {fewest}")
         est = gate_estimate(qn, margin, allocation)
     return margin
 
@@ -291,6 +297,28 @@ def _lattice_gates(qn: QuantisedNetwork, margin: float, allocation: str, max_gat
     return {"neuron": np.concatenate(neuron), "dir": np.concatenate(dirs),
             "T": np.concatenate(Ts), "v": np.concatenate(vs), "chains": chains, "base": base,
             "per_err": per_err, "spread": spread}
+
+
+def _fitted_gates(qn, margin, allocation, max_gates, fit, requested):
+    """The lattice gates, with at most ``max_gates`` of them (= the circuit's ``size``, its
+    hidden gates) when ``fit``: the estimate can undercount, so the built count is what is
+    checked, raising the margin again while it is over the cap."""
+    while True:
+        try:
+            gates = _lattice_gates(qn, margin, allocation, max_gates)
+        except ReductionError as exc:
+            if fit and margin != requested and "no gates" in str(exc):
+                raise ReductionError(
+                    f"max_gates = {max_gates} is too small for this network: fitting the cap "
+                    f"raised the staircase margin from {requested:.4g} to {margin:.4g}, which "
+                    f"leaves no gate at all; raise max_gates (--max-gates on the command "
+                    f"line)") from None
+            raise
+        count = int(gates["T"].size)
+        if not fit or count <= max_gates:
+            gates["margin"] = margin
+            return gates
+        margin *= 1.05 * count / max_gates
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -383,7 +411,8 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     requested = margin
     if fit_max_gates:
         margin = _fit_margin(qn, margin, allocation, max_gates)
-    gates = _lattice_gates(qn, margin, allocation, max_gates)
+    gates = _fitted_gates(qn, margin, allocation, max_gates, fit_max_gates, requested)
+    margin = gates.pop("margin")
     circuit, eps, n_chains = _integer_circuit(qn, gates, top_error)
     table = _real_table(qn, gates)
     stair_bound = float(gates["per_err"].sum()) + FLOAT_SLACK * (
