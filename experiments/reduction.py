@@ -178,8 +178,14 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
     return save_or_report(write, what="report.json and reduction.png", where=out)
 
 
+#: One colour per meaning in reduction.png: the network before the self-reduction, the averaged
+#: M_k (every curve and point that is a margin of M_k), the correlation targets, the k used, the
+#: least working k.
+COLOURS = {"before": "0.55", "after": "C0", "target": "C2", "k_used": "C3", "least": "C1"}
+
+
 def plot_report(report, path: Path) -> None:
-    """Margins H·Ñ_q before and H·M_k after the self-reduction; min margin against k."""
+    """Per-pair margins before and after the self-reduction; worst margin against k."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -187,35 +193,44 @@ def plot_report(report, path: Path) -> None:
 
     from circuits.utils.files import savefig_atomic
 
+    c = COLOURS
     red = report.reduction
     before = (report.quantised.support.H * report.quantised.value_matrix()).ravel()
     after = red.margins.ravel()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11.5, 4.4))
     bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
-    ax1.hist(before, bins=bins, alpha=0.6, label="before: H·Ñ_q(x_{a,b})")
-    ax1.hist(after, bins=bins, alpha=0.6, label=f"after: H·M_k, k = {red.k}")
+    ax1.hist(before, bins=bins, alpha=0.6, color=c["before"],
+             label="quantised network alone (one copy)")
+    ax1.hist(after, bins=bins, alpha=0.6, color=c["after"],
+             label=f"average of k = {red.k} shifted copies")
     ax1.set_yscale("log")
     ax1.axvline(0, color="k", lw=0.8)
-    ax1.axvline(red.rho, color="C2", ls="--", lw=1, label=f"ρ_q = {red.rho:.3f}")
-    ax1.set_xlabel("margin (all 4^n pairs)")
-    ax1.set_ylabel(f"pairs (a, b) of {4 ** report.n}")
-    ax1.set_title(f"n = {report.n}, w = {report.width}, {report.activation} (quantised)")
+    ax1.axvline(red.rho, color=c["target"], ls="--", lw=1,
+                label=f"mean margin ρ = {red.rho:.3f} (same for both)")
+    ax1.set_xlabel("signed margin at a pair (a, b): positive = correct sign of IP")
+    ax1.set_ylabel(f"number of pairs (of {4 ** report.n})")
+    ax1.set_title(f"n = {report.n}, width {report.width}, {report.activation} (quantised)",
+                  fontsize=10)
     ax1.legend(fontsize=8, loc="upper left")
     pm = red.prefix_margins
-    ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, label="exact prefix scan")
+    ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, color=c["after"],
+             label="worst margin, every k (exact scan)")
     if red.least.evaluated:
         ks, ms = zip(*red.least.evaluated)
-        ax2.plot(ks, ms, "o", ms=4, label="FWHT evaluations (doubling + bisection)")
-    ax2.plot([red.k], [red.min_margin], "s", color="C3", label=f"k used = {red.k} ({red.k_rule})")
+        ax2.plot(ks, ms, "o", ms=4, color=c["after"], mfc="none",
+                 label="worst margin at larger k (exact, by fast Walsh-Hadamard transform)")
+    ax2.plot([red.k], [red.min_margin], "s", color=c["k_used"],
+             label=f"k used = {red.k} ({red.k_rule.capitalize()}'s bound)")
     ax2.axhline(0, color="k", lw=0.8)
-    ax2.axhline(0.75 * red.rho, color="C2", ls="--", lw=1, label="3ρ/4 (certificate target)")
+    ax2.axhline(0.75 * red.rho, color=c["target"], ls="--", lw=1,
+                label="three quarters of ρ (the certificate's target)")
     if red.least_k is not None:
-        ax2.axvline(red.least_k, color="C1", ls=":", lw=1,
+        ax2.axvline(red.least_k, color=c["least"], ls=":", lw=1.2,
                     label=f"least working k = {red.least_k}")
     ax2.set_xscale("log")
-    ax2.set_xlabel("k (copies, prefixes of one shift sequence)")
-    ax2.set_ylabel("min over all pairs of H·M_k")
-    ax2.set_title("measured uniform margin after k twisted shifts")
+    ax2.set_xlabel("k (number of shifted copies averaged)")
+    ax2.set_ylabel("worst margin over all 4^n pairs")
+    ax2.set_title("the worst pair's margin as copies are added", fontsize=10)
     ax2.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     savefig_atomic(fig, path, dpi=110)
@@ -363,7 +378,8 @@ def run_sweep(args, out: Path, progress: bool) -> int:
 
 
 def plot_sweep(rows: list, path: Path) -> None:
-    """Least working k against n and against ρ, with the margin > 0 predictions."""
+    """Least working k against n (integer ticks, lines: n is ordered) and against ρ (a scatter:
+    one point per run, no line through unrelated runs), with the margin > 0 predictions."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -373,21 +389,28 @@ def plot_sweep(rows: list, path: Path) -> None:
 
     ok = [r for r in rows if r.get("least_k")]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    for ax, key, label in ((axes[0], "n", "n (bits per party)"),
-                           (axes[1], "rho", "ρ = E[H·Ñ_q] of the quantised network")):
-        order = sorted(ok, key=lambda r: r[key])
-        xs = [r[key] for r in order]
-        for k, style, lab in (("least_k", "o-", "least working k (measured, exact margins)"),
-                              ("bernstein_k_positive", "s--", "Bernstein k for margin > 0"),
-                              ("hoeffding_k_positive", "^:", "Hoeffding k for margin > 0")):
-            ax.plot(xs, [r[k] for r in order], style, label=lab)
+    series = (("least_k", "o", "-", "C0", "least working k (measured, exact margins)"),
+              ("bernstein_k_positive", "s", "--", "C1", "Bernstein k for margin > 0"),
+              ("hoeffding_k_positive", "^", ":", "C2", "Hoeffding k for margin > 0"))
+    order = sorted(ok, key=lambda r: r["n"])
+    for key, mk, ls, col, lab in series:
+        axes[0].plot([r["n"] for r in order], [r[key] for r in order], marker=mk, ls=ls,
+                     color=col, label=lab)
+        axes[1].scatter([r["rho"] for r in ok], [r[key] for r in ok], marker=mk, color=col,
+                        label=lab)
+    ns = sorted({r["n"] for r in rows})
+    axes[0].plot(ns, [2.0 ** (n / 2) for n in ns], color="0.4", lw=1,
+                 label="2^(n/2) (Forster; the chain bounds width only when k(1 + K) < it)")
+    axes[0].set_xticks(ns)
+    axes[0].set_xlabel("n (bits per party)")
+    axes[1].set_xlabel("ρ = E[H·Ñ_q] of the quantised network")
+    axes[1].set_xscale("log")
+    for ax in axes:
         ax.set_yscale("log")
-        ax.set_xlabel(label)
         ax.set_ylabel("copies k")
         ax.grid(alpha=0.3)
-    axes[1].set_xscale("log")
     axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
-    axes[1].set_title("the same against the network's correlation ρ")
+    axes[1].set_title("the same against the network's correlation ρ (one point per run)")
     missing = [r for r in rows if not r.get("least_k")]
     if missing:
         fig.text(0.5, 0.005, "not shown: " + "; ".join(
@@ -395,9 +418,9 @@ def plot_sweep(rows: list, path: Path) -> None:
                                                     f"no working k <= {r['k']}") + ")"
             for r in missing), ha="center", fontsize=7)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False,
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, 0.03))
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     savefig_atomic(fig, path, dpi=110)
     plt.close(fig)
 
