@@ -21,7 +21,16 @@ epoch cap, then
 4. the chain of inequalities down to Forster's bound, rank links flagged when they hold by
    dimension only, and the §4.7 correlation route.
 
-Writes DIR/report.json (atomically) and DIR/reduction.png.  ``--sweep`` writes DIR/sweep.json and
+Writes DIR/report.json (atomically; its ``format`` field names the layout), DIR/network.json
+(the trained network: ``SigmaNetwork.load``, ``depthsep info|spectrum``), DIR/circuit.json (the
+integer circuit: ``circuits.load_circuit``, ``depthsep check``) and DIR/reduction.png, so every
+printed number can be recomputed from the run's own files.
+
+What the printout claims: "sign(M_k) = IP on all inputs" is evidence only when the network beats
+the best constant predictor (MSE < 1/4 - 4^{-n-1}); the concentration step alone gives it for
+any table with ρ != 0, so the informative number is the least working k against 2^{n/2}.
+``--control constant`` (the best constant, untrained) and ``--control random`` (trained on
+permuted labels) run the same chain on predictors that cannot be evidence.  ``--sweep`` writes DIR/sweep.json and
 DIR/sweep.png (least working k against n and against ρ with the Hoeffding and Bernstein
 predictions for margin > 0).
 
@@ -152,7 +161,7 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
     ``circuit.json`` (the integer circuit, :func:`circuits.load_circuit` reads it; when one was
     built), ``reduction.png`` (if there is a report) and ``report.json`` atomically into ``out``;
     on a write error say so on stderr and return False (the results were printed before)."""
-    from circuits.io import save_circuit
+    from circuits.io import circuit_to_dict
     from circuits.utils.files import write_json_atomic
 
     record = {"format": REPORT_FORMAT,
@@ -160,22 +169,23 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
 
     def write():
         files = {}
-        if rec.get("_network") is not None:
-            rec["_network"].save(out / "network.json")
-            files["network"] = "network.json"
-        report = rec.get("_report")
-        if report is not None and report.circuit is not None:
-            save_circuit(report.circuit.circuit, out / "circuit.json")
-            files["circuit"] = "circuit.json"
-        record["files"] = files
         if figure and rec.get("_report") is not None:
             t0 = time.perf_counter()
             plot_report(rec["_report"], out / "reduction.png")
             record["figure"] = str(out / "reduction.png")
             record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
-        write_json_atomic(out / "report.json", record)
+        if rec.get("_network") is not None:
+            write_json_atomic(out / "network.json", rec["_network"].to_dict())
+            files["network"] = "network.json"
+        report = rec.get("_report")
+        if report is not None and report.circuit is not None:
+            write_json_atomic(out / "circuit.json", circuit_to_dict(report.circuit.circuit))
+            files["circuit"] = "circuit.json"
+        record["files"] = files
+        write_json_atomic(out / "report.json", record)            # last: it lists the others
 
-    return save_or_report(write, what="report.json and reduction.png", where=out)
+    return save_or_report(write, what="report.json, network.json, circuit.json and reduction.png",
+                          where=out)
 
 
 #: One colour per meaning in reduction.png: the network before the self-reduction, the averaged
