@@ -128,3 +128,12 @@ def test_a_cap_below_one_gate_per_neuron_blames_the_cap(trained3):
                                              r"max_gates") as exc:
         reduce_network(trained3.network, trained3.instance, k=8, circuit_max_gates=1)
     assert "output weights" not in str(exc.value)
+
+
+def test_random_label_control_is_never_evidence():
+    run = reduction_run(3, 4, "relu", seed=1, epochs=40, ball_points=0, circuit=False,
+                        control="random")
+    rec = run.record
+    assert rec["control"] == "random" and rec["evidence"] is False
+    assert "random permutation" in rec["training"]["labels"]
+    assert rec["gamma"] < 0.05                        # measured against IP, not the random labels

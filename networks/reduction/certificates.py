@@ -1,6 +1,6 @@
 """Step 4 (THEORY §4.5, §4.7): the chain of inequalities, each stated with its numbers.
 
-average accuracy (MSE <= 1/4 - γ) -> ρ >= 2γ -> quantisation keeps ρ_q > 0 -> uniform margin
+average accuracy (MSE <= 1/4 - γ) -> ρ = 2γ + E[Ñ²]/2 (an identity) -> quantisation keeps ρ_q > 0 -> uniform margin
 after k copies -> sign(M_k) = H everywhere -> rank M_k <= k(1 + sum_i min(K_i^A, K_i^B)) <=
 k(1 + wK) -> Forster 2^{n/2} <= sign-rank(H) <= rank M_k -> implied width lower bound; and the
 correlation route of §4.7 as an independent cross-check.  An inequality that fails is reported
