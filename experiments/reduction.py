@@ -357,7 +357,8 @@ def headline(rec: dict) -> list:
 
 SWEEP_KEYS = ("n", "m", "width", "activation", "mse", "gamma", "rho", "variance", "k", "k_rule",
               "least_k", "least_k_method", "bernstein_k", "hoeffding_k", "bernstein_k_positive",
-              "hoeffding_k_positive", "min_margin", "sign_agrees_everywhere", "chain_ok", "error")
+              "hoeffding_k_positive", "min_margin", "sign_agrees_everywhere", "chain_ok", "error",
+              "beats_constant", "evidence", "control")
 
 
 def run_sweep(args, out: Path, progress: bool) -> int:
