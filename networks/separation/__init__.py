@@ -11,6 +11,9 @@ the memorisation curve they supersede (E20).
   Training is product-form Adam on all 4^n support points (:mod:`networks.train_product`).
 * :mod:`networks.separation.radial` — radial targets on B_d: depth-2 ridge constructions with
   measured sup error (dense + adversarial), the depth-3 composition, trained widths, SES T4.
+* :mod:`networks.separation.reduction_run` — one whole run of the main job: train a depth-2
+  network (:mod:`networks.train_product`), then reduce it (:mod:`networks.reduction`, which only
+  reduces and never trains).
 * :mod:`networks.separation.memorisation` — the E20 memorisation curve and its random-feature
   baseline (THEORY §5 row E20, superseded by E21/E22).
 """
@@ -31,3 +34,7 @@ __all__ = ["PREDICTION", "explicit_ip_j", "heldout_split", "path_norm", "separat
            "LABELS", "CorrelationCeiling", "ceiling_sweep", "correlation_ceiling",
            "default_widths", "depth3_reference", "evaluate_depth2", "exact_correlation",
            "heldout_error", "label_table", "train_depth2"]
+
+from networks.separation.reduction_run import ReductionRun, reduction_run  # noqa: E402
+
+__all__ += ["ReductionRun", "reduction_run"]
