@@ -50,6 +50,10 @@ EXPERIMENTS = {
         "every row of the THEORY §5 experiment table: expected vs measured",
     ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
+    "separate-sampled": (
+        "experiments.sampled",
+        "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24 (issue 22)",
+    ),
 }
 
 #: file subcommands -> one-line description
