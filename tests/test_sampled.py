@@ -190,3 +190,20 @@ def test_experiment_is_resumable_and_keeps_cells_on_ctrl_c(tmp_path, monkeypatch
     for r in doc2["rows"].values():
         if r["target"] == "ip":
             assert r["ip_check"] == "consistent with the proof"
+
+
+@pytest.mark.parametrize("n,w,lam", [(3, 4, 0.0), (4, 9, 0.02)])
+def test_grid_kernel_equals_numpy_twin_on_the_whole_cube(n, w, lam):
+    e = CodeEmbedding(n, seed=0, tries=2)
+    a = np.arange(1 << n)
+    X = S.code_rows(e.generator, a)
+    net = _net(n, e.m, w, 7)
+    net.b[:] = np.random.default_rng(1).normal(size=w)          # some units off on some pairs
+    Y = target_table("majand", n)
+    k = S.grid_loss_and_gradient(net, X, X, Y, lam, kernel=True)
+    t = S.grid_loss_and_gradient(net, X, X, Y, lam, kernel=False)
+    assert k[0] == pytest.approx(t[0], rel=1e-12) and k[1] == pytest.approx(t[1], rel=1e-12)
+    for x, y in zip(k[2], t[2]):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-13)
+    V = np.array([[float(net(X[i:i + 1], X[j:j + 1])[0]) for j in a] for i in a])
+    assert k[1] == pytest.approx(float(np.mean((V - Y) ** 2)), rel=1e-12)

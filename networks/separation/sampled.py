@@ -161,25 +161,35 @@ def path_norm(net: SampledNet) -> float:
 
 # ----------------------------------------------------------------------------- training
 def grid_loss_and_gradient(net: SampledNet, XA: np.ndarray, XB: np.ndarray, Y: np.ndarray,
-                           penalty: float = 0.0):
+                           penalty: float = 0.0, *, kernel: bool = True):
     """MSE over the K_a × K_b grid of pairs (plus ``penalty``·P) and its gradient, in product form.
 
     Returns ``(loss, mse, [dWA, dWB, db, du, du0])``; Y is (K_a, K_b) with 0/1 labels.
+    ``kernel``: the one-pass numba kernel (default) or the numpy twin (K_a·K_b·w temporaries).
     """
     alpha = XA @ net.WA.T                              # (Ka, w)
     beta = XB @ net.WB.T + net.b                       # (Kb, w)
-    Z = alpha[:, None, :] + beta[None, :, :]           # (Ka, Kb, w)
-    act = np.maximum(Z, 0.0)
-    out = act @ net.u + net.u0
-    err = out - Y
-    count = err.size
-    mse = float(np.mean(err * err))
-    g = (2.0 / count) * err                            # dL/dout
-    du = np.einsum("abw,ab->w", act, g)
-    du0 = float(g.sum())
-    q = (Z > 0) * (g[:, :, None] * net.u)              # dL/dZ
-    dalpha = q.sum(axis=1)
-    dbeta = q.sum(axis=0)
+    if kernel:
+        from networks.separation._kernels_sampled import _grid_step
+
+        dalpha, dbeta, du = np.zeros_like(alpha), np.zeros_like(beta), np.zeros(net.width)
+        sse, du0 = _grid_step(np.ascontiguousarray(alpha), np.ascontiguousarray(beta),
+                              np.ascontiguousarray(net.u, dtype=np.float64), float(net.u0),
+                              np.ascontiguousarray(Y, dtype=np.float64), dalpha, dbeta, du)
+        mse = sse / Y.size
+    else:                                              # the naive twin (numpy, K_a·K_b·w arrays)
+        Z = alpha[:, None, :] + beta[None, :, :]       # (Ka, Kb, w)
+        act = np.maximum(Z, 0.0)
+        out = act @ net.u + net.u0
+        err = out - Y
+        count = err.size
+        mse = float(np.mean(err * err))
+        g = (2.0 / count) * err                        # dL/dout
+        du = np.einsum("abw,ab->w", act, g)
+        du0 = float(g.sum())
+        q = (Z > 0) * (g[:, :, None] * net.u)          # dL/dZ
+        dalpha = q.sum(axis=1)
+        dbeta = q.sum(axis=0)
     dWA = dalpha.T @ XA
     dWB = dbeta.T @ XB
     db = dbeta.sum(axis=0)
@@ -227,7 +237,8 @@ def _params(net: SampledNet) -> list:
 def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 2000, grid: int = 64,
                   lr: float = 0.01, penalty: float = 0.0, seed: int = 0, target_seed: int = 0,
                   state: "TrainState | None" = None, progress: bool = False,
-                  betas=(0.9, 0.999), eps: float = 1e-8, log_every: int = 50) -> TrainState:
+                  betas=(0.9, 0.999), eps: float = 1e-8, log_every: int = 50,
+                  kernel: bool = True) -> TrainState:
     """Mini-batch Adam on fresh grids of ``grid`` × ``grid`` pairs from μ₀ (product form).
 
     ``state`` continues an earlier run (same seeds): step s always draws its pairs from the
@@ -267,7 +278,7 @@ def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 20
             Y = target_values(target, a[:, None], bb[None, :], n=n, seed=target_seed,
                               generator=g).astype(np.float64)
             _, mse, grads = grid_loss_and_gradient(net, code_rows(g, a), code_rows(g, bb), Y,
-                                                   penalty)
+                                                   penalty, kernel=kernel)
             if not math.isfinite(mse):
                 raise InvalidArgumentError(f"training diverged at step {state.step} (lr = {lr}): "
                                            f"lower lr")
