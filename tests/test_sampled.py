@@ -207,3 +207,24 @@ def test_grid_kernel_equals_numpy_twin_on_the_whole_cube(n, w, lam):
         np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-13)
     V = np.array([[float(net(X[i:i + 1], X[j:j + 1])[0]) for j in a] for i in a])
     assert k[1] == pytest.approx(float(np.mean((V - Y) ** 2)), rel=1e-12)
+
+
+def test_grid_kernel_equals_naive_python_twin_on_the_whole_cube():
+    from networks.separation._kernels_sampled import _grid_step
+    from tests.naive_sampled import grid_step
+
+    n = 3
+    e = CodeEmbedding(n, seed=1, tries=2)
+    X = S.code_rows(e.generator, np.arange(1 << n))
+    net = _net(n, e.m, 5, 2)
+    alpha = X @ net.WA.T
+    beta = X @ net.WB.T + net.b
+    Y = target_table("ip", n)
+    da, db, du = np.zeros_like(alpha), np.zeros_like(beta), np.zeros(5)
+    sse, du0 = _grid_step(alpha, beta, net.u, net.u0, Y, da, db, du)
+    n_sse, n_da, n_db, n_du, n_du0 = grid_step(alpha.tolist(), beta.tolist(), net.u.tolist(),
+                                               net.u0, Y.tolist())
+    assert sse == pytest.approx(n_sse, rel=1e-12) and du0 == pytest.approx(n_du0, rel=1e-12)
+    np.testing.assert_allclose(da, n_da, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(db, n_db, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(du, n_du, rtol=1e-12, atol=1e-15)
