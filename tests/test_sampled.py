@@ -228,3 +228,15 @@ def test_grid_kernel_equals_naive_python_twin_on_the_whole_cube():
     np.testing.assert_allclose(da, n_da, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(db, n_db, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(du, n_du, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.slow
+def test_n20_majand_is_certified_and_ip_is_not():
+    """The recorded headline (README, E24): at n = 20, λ = 0.003 a MAJ∘AND net is certified and an
+    IP net is not (about 20 s)."""
+    n = 20
+    G = CodeEmbedding(n, seed=0, tries=8).generator
+    for target, expect in (("majand", True), ("ip", False)):
+        st = S.train_sampled(n, n, target, generator=G, steps=1500, penalty=0.003)
+        est = S.estimate(st.net, target, n=n, generator=G, pairs=10 ** 6)
+        assert S.verdict(n, est)["certified"] is expect, (target, S.verdict(n, est))
