@@ -30,6 +30,11 @@ with a *proven* range: ‖x_{a,b}‖ = 1 gives |z_i| ≤ R_i = |b_i| + ‖w_i‖
 (N − y)² ≤ (1 + |u₀| + P)².  The CLT half-width z·√(V/N) is reported next to it (not used for
 verdicts).
 
+GPU: not implemented.  The estimator only needs the net's outputs on each chunk of seeded pairs
+(``net(XA, XB)``) and accumulates float64 sums on the host, so a PyTorch forward for the chunk
+can replace ``SampledNet.__call__`` with the same pairs, moments and interval; torch is never
+required.
+
 The proven per-norm ceiling on IP (:func:`ip_ceiling_per_norm`).  On [−R_i, R_i],
 ReLU(z) = ∫_0^{R_i} [z ≥ θ] dθ, so a neuron u_i·ReLU(⟨w_i, x⟩ + b_i) is a mixture of total mass
 |u_i|·R_i of threshold gates [α(a) + β(b) ≥ θ − b_i].  The gate lemma (THEORY §1.2, any real α, β)
