@@ -45,6 +45,10 @@ EXPERIMENTS = {
         "experiments.ceiling",
         "E21: correlation ceiling of depth-2 nets on IP vs a label-permutation control",
     ),
+    "separate": (
+        "experiments.separate",
+        "E23: depth 2 vs depth 3 at polynomial width on IP, with MAJ∘AND as the easy control",
+    ),
     "radial": ("experiments.radial", "E22: radial targets (Safran-Eldan-Shamir 2019)"),
     "theory-table": (
         "experiments.theory_table",

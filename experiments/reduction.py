@@ -5,7 +5,7 @@
     python experiments/reduction.py --n 6 --sparse 2      # neurons read 2 + 2 coordinates
     python experiments/reduction.py --sweep               # n = 4..12: least k vs n and vs ρ
 
-Each run is :func:`networks.reduction.run.reduction_run`: build the hard instance (THEORY §2)
+Each run is :func:`networks.separation.reduction_run.reduction_run`: build the hard instance (THEORY §2)
 and its product-form support once, train a depth-2 network in product form
 (networks.train_product: Adam, full-batch MSE over all 4^n points) until MSE <= 1/4 - γ or the
 epoch cap, then
@@ -45,6 +45,9 @@ import numpy as np
 
 from circuits.utils.cli import (EXIT_NOT_SAVED, check_output_dir, int_in_range, positive_int,
                                 real_in_range, save_or_report)
+
+REPORT_FORMAT = "depthsep.experiments.reduction.report"
+REPORT_VERSION = 2
 
 #: Largest n the command accepts: the (2^n, 2^n) float64 tables are 2 GiB at n = 14.
 MAX_N = 14
@@ -99,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
            "output); default 400000")
     a("--ball-points", type=int_in_range(0, None), default=10_000,
       help="random unit-ball points for the staircase check; default 10000")
+    a("--control", choices=("constant", "random"), default=None,
+      help="reduce a control instead of a net trained on IP: 'constant' = the best constant "
+           "predictor (only the self-reduction applies), 'random' = a net trained on random "
+           "labels; sign(M_k) = IP holds for any table with ρ != 0, these show it")
     a("--out", default="results/reduction", help="output directory; default results/reduction")
     a("--no-progress", action="store_true", help="no progress bars")
     a("--sweep", action="store_true",
@@ -120,17 +127,18 @@ def _versions() -> dict:
 
 
 def run_one(args, *, n: int, width: int, progress: bool) -> dict:
-    """Train + steps 1–4 for one (n, width) (:func:`networks.reduction.run.reduction_run`);
+    """Train + steps 1–4 for one (n, width) (:func:`networks.separation.reduction_run.reduction_run`);
     returns the report dict (:func:`save_one` writes it)."""
-    from networks.reduction.run import reduction_run
+    from networks.separation.reduction_run import reduction_run
 
     run = reduction_run(n, width, args.activation, m=args.m, seed=args.seed, gamma=args.gamma,
                         epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
                         sparse=args.sparse, k=args.k, k_rule=args.k_rule, k_max=args.k_max,
                         circuit=not args.no_circuit, circuit_margin=args.circuit_margin,
                         max_gates=args.max_gates, ball_points=args.ball_points,
-                        progress=progress)
+                        progress=progress, control=args.control)
     record = dict(run.record)
+    record["_network"] = run.network
     record["versions"] = _versions()
     if run.report is not None:
         record["_report"] = run.report
@@ -143,7 +151,11 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
     on a write error say so on stderr and return False (the results were printed before)."""
     from circuits.utils.files import write_json_atomic
 
+    from circuits import save_circuit
+
     record = {k: v for k, v in rec.items() if not k.startswith("_")}
+    record = {"format": REPORT_FORMAT, "format_version": REPORT_VERSION, **record}
+    files = {}
 
     def write():
         if figure and rec.get("_report") is not None:
@@ -151,9 +163,21 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
             plot_report(rec["_report"], out / "reduction.png")
             record["figure"] = str(out / "reduction.png")
             record["timings"] = {**record["timings"], "figure": time.perf_counter() - t0}
+        # every printed number can be recomputed from the run's own files: the trained network
+        # (SigmaNetwork.load) and the integer circuit (circuits.load_circuit); report.json last
+        if rec.get("_network") is not None:
+            rec["_network"].save(out / "network.json")
+            files["network"] = "network.json"
+        report = rec.get("_report")
+        if report is not None and report.circuit is not None:
+            save_circuit(report.circuit.circuit, out / "circuit.json")
+            files["circuit"] = "circuit.json"
+        record["files"] = dict(files)
+        rec["_written"] = list(files.values())
         write_json_atomic(out / "report.json", record)
 
-    return save_or_report(write, what="report.json and reduction.png", where=out)
+    return save_or_report(write, what="report.json, network.json, circuit.json and reduction.png",
+                          where=out)
 
 
 def plot_report(report, path: Path) -> None:
@@ -209,6 +233,59 @@ def _training_line(rec) -> str:
             f"ρ = {rec['rho']:.4f}, accuracy {rec['accuracy']:.4f}")
 
 
+def headline(rec: dict, *, wrong_before: "int | None" = None) -> list:
+    """The run's conclusion in words.  sign(M_k) = IP is printed as evidence about the network
+    only when the network beats the best constant predictor (MSE < 1/4 - 4^{-n-1}); the
+    concentration step alone gives sign(M_k) = IP for any value table with ρ != 0."""
+    n, n4 = rec["n"], 4 ** rec["n"]
+    k, least = rec.get("k"), rec.get("least_k")
+    sqrt = 2.0 ** (n / 2)
+    best = 0.25 - 4.0 ** (-n - 1)
+    out = []
+    sign_ok = bool(rec.get("sign_agrees_everywhere"))
+    what = ("the best constant predictor" if rec.get("control") == "constant" else
+            "a network trained on random labels" if rec.get("control") == "random" else
+            "the QUANTISED network")
+    if sign_ok and rec.get("beats_constant"):
+        out.append(f"=> evidence: M_k, the average of k = {k} twisted copies of {what} (each "
+                   f"the network at an XOR-shifted input multiplied by parities of the input "
+                   f"bits; not itself a network of width k·w), has sign = IP on all {n4} inputs, "
+                   f"margin {rec['min_margin']:.4f}"
+                   + (f"; the network alone errs on {wrong_before} of them" if wrong_before
+                      is not None else "")
+                   + f"; the network beats the best constant predictor (MSE {rec['mse']:.6g} < "
+                     f"{best:.6g}, γ = {rec['gamma']:.4g}).")
+    elif sign_ok:
+        who = ("it is the best constant predictor itself" if rec.get("control") == "constant"
+               else f"{what} does not beat the best constant predictor")
+        out.append(f"=> NOT evidence: sign(M_k) = IP on all {n4} inputs (k = {k}), but {who} "
+                   f"(MSE {rec['mse']:.6g} >= 1/4 - "
+                   f"4^(-n-1) = {best:.6g}). The concentration step makes sign(M_k) = IP for any "
+                   f"value table with ρ != 0 (here ρ = {rec['rho']:.4g}); `--control constant` "
+                   f"shows it on a constant predictor.")
+    else:
+        out.append(f"=> sign(M_k) != IP somewhere ({rec.get('n_sign_errors')} of {n4} pairs) "
+                   f"at k = {k}: no worst-case circuit from this run.")
+    if least is not None:
+        out.append(f"   least working k = {least} against 2^(n/2) = {sqrt:.4g} "
+                   f"(ratio {least / sqrt:.3g}): the number that carries information. "
+                   f"Concentration alone holds for any table with ρ != 0 (k grows like 1/ρ²); "
+                   f"Forster's link needs k·(1 + Σ min K_i) >= 2^(n/2), so a small k with few "
+                   f"values per neuron is what a lower bound can use.")
+    return out
+
+
+def print_control(rec: dict) -> None:
+    """The constant-predictor control: only the self-reduction applies."""
+    print(f"\n== control: the best constant predictor N = 1/2 - 2^(-n-1), n = {rec['n']} "
+          f"(d = {rec['d']}) ==")
+    print(f"MSE = {rec['mse']:.6g} (the best constant's), ρ = {rec['rho']:.4g}; self-reduction of "
+          f"its value table: k = {rec['k']} ({rec['k_rule']}), min H·M_k = "
+          f"{rec['min_margin']:.4g}, sign errors {rec['n_sign_errors']}")
+    for line in headline(rec):
+        print(line)
+
+
 def print_report(rec: dict) -> None:
     report = rec["_report"]
     st, tc, red, rc = rec["staircase"], rec.get("threshold_circuit"), report.reduction, \
@@ -231,7 +308,11 @@ def print_report(rec: dict) -> None:
         rows += [("2 integer circuit size, depth", f"{tc['size']}, {tc['depth']}", "max|weight|",
                   str(tc["max_abs_weight"])),
                  ("2 circuit vs IP (avg-case net)", f"{tc['n_errors_ip']} errors",
-                  "vs [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements")]
+                  "vs staircase [N_C >= 1/2]", f"{tc['n_disagree_real']} disagreements"),
+                 ("2 circuit vs the net's [N >= 1/2]", f"{tc['n_disagree_network']} disagree",
+                  "outside proven band",
+                  f"{tc['n_disagree_network_outside_band']} (band |N - 1/2| <= "
+                  f"{tc['network_band']:.3g})")]
     rows += [("3 k used (rule)", f"{red.k} ({red.k_rule})", "Bernstein / Hoeffding k",
               f"{red.bernstein_k} / {red.hoeffding_k}"),
              ("3 least working k (margin > 0)", str(red.least_k), "how", red.least.method),
@@ -249,13 +330,9 @@ def print_report(rec: dict) -> None:
               f"{b['width_bound_theory']:.3g} / {b['width_bound_correlation']:.3g}")]
     for a, v, c, dv in rows:
         print(f"  {a:<36} {str(v):>22}   {c:<24} {dv}")
-    n4 = 4 ** rec["n"]
-    if red.sign_agrees_everywhere:
-        wrong = int((report.quantised.value_matrix() * report.quantised.support.H <= 0).sum())
-        print(f"=> self-reduction of the QUANTISED network: M_k, the average of k = {red.k} copies "
-              f"(each the network at an XOR-shifted input multiplied by parities of the input bits; "
-              f"not itself a network of width k·w), has sign = IP on all {n4} inputs, margin "
-              f"{red.min_margin:.4f}; the quantised network alone errs on {wrong} of them.")
+    wrong = int((report.quantised.value_matrix() * report.quantised.support.H <= 0).sum())
+    for line in headline(rec, wrong_before=wrong):
+        print(line)
     if b["rank_V_by_dimension"] or b["rank_Mk_by_dimension"]:
         print("   rank links marked 'by dimension only' hold for every 2^n x 2^n matrix and say "
               "nothing about the network; --sparse R exercises them below 2^n.")
@@ -367,10 +444,17 @@ def main(argv=None) -> int:
         if saved:
             print(f"wrote {out / 'report.json'}")
         return 1 if saved else EXIT_NOT_SAVED
-    print_report(rec)
+    if rec.get("self_reduction_only"):
+        print_control(rec)
+    else:
+        print_report(rec)
     if not save_one(rec, out):
         return EXIT_NOT_SAVED
-    print(f"wrote {out / 'report.json'} and {out / 'reduction.png'}")
+    written = ["report.json", *rec.get("_written", [])]
+    print(f"wrote {', '.join(str(out / f) for f in written)}"
+          + ("" if rec.get("self_reduction_only") else f" and {out / 'reduction.png'}"))
+    if args.control is not None:
+        return 0                                   # a control has no chain to pass
     return 0 if rec["sign_agrees_everywhere"] and rec["chain_ok"] else 1
 
 

@@ -44,21 +44,35 @@ class Inequality:
     note: str = ""
     offending: "dict | None" = None
     by_dimension: bool = False
+    why: str = ""
+
+    @property
+    def reason(self) -> str:
+        """Why the link holds, in words: "informative" (checked on numbers and not implied by
+        something trivial), "identity" (an algebraic identity, checked to rounding), "by
+        dimension" (true of every 2^n x 2^n matrix), "automatic" (implied by an earlier link),
+        "vacuous" (true but empty: a bound no network can violate); "" for info rows."""
+        if self.kind == "info":
+            return ""
+        if self.by_dimension:
+            return "by dimension"
+        return self.why or "informative"
 
     def to_dict(self) -> dict:
         return {"name": self.name, "statement": self.statement, "lhs": self.lhs,
                 "relation": self.relation, "rhs": self.rhs, "holds": bool(self.holds),
                 "kind": self.kind, "note": self.note, "offending": self.offending,
-                "by_dimension": self.by_dimension}
+                "by_dimension": self.by_dimension, "why": self.reason}
 
 
 def _ineq(name, statement, lhs, relation, rhs, *, kind="checked", note="", offending=None,
-          by_dimension=False):
+          by_dimension=False, why=""):
     lhs, rhs = float(lhs), float(rhs)
-    ops = {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs}
+    ops = {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs,
+           "≈": abs(lhs - rhs) <= 1e-9 * max(1.0, abs(rhs))}
     holds = bool(ops[relation])
     return Inequality(name, statement, lhs, relation, rhs, holds, kind, note,
-                      None if holds else offending, bool(by_dimension))
+                      None if holds else offending, bool(by_dimension), why)
 
 
 def correlation_bound(n: int, width: int, B: float, S: float, TV: float, c: float) -> float:
@@ -103,6 +117,10 @@ class Certificate:
             verdict = "ok" if i.holds else ("FAILS" if i.kind != "info" else "-")
             if i.holds and i.by_dimension:
                 verdict = "ok (by dimension only)"
+            elif i.holds and i.reason and i.reason != "informative":
+                verdict = f"ok ({i.reason})"
+            elif i.holds and i.reason:
+                verdict = "ok (informative)"
             rows.append(f"{i.name:<22} {i.statement:<48} {i.lhs:>12.5g} {i.relation:2} "
                         f"{i.rhs:>12.5g}  {verdict}" + (f"  {i.offending}" if i.offending else ""))
         return "\n".join(rows)
@@ -145,8 +163,9 @@ def _accuracy_links(n, mse, qn):
     return [
         _ineq("accuracy", "MSE_μ0(N, f_d) < 1/4 - 4^{-n-1} (best constant)", mse, "<",
               best_const, note=f"γ = 1/4 - MSE = {gamma:.5g}"),
-        _ineq("correlation", "ρ = E[H·Ñ] >= 2γ", qn.rho, ">=", 2 * gamma,
-              note="E(Ñ-H)² = 4·MSE and = EÑ² - 2ρ + 1"),
+        _ineq("correlation", "ρ = 2γ + E[Ñ²]/2 (hence ρ >= 2γ)", qn.rho, "≈",
+              2 * gamma + float(np.mean((1.0 - 2.0 * qn.table_original) ** 2)) / 2,
+              why="identity", note="E(Ñ-H)² = 4·MSE = EÑ² - 2ρ + 1; not a check of the net"),
         _ineq("quantisation", "max|Ñ_q - Ñ| <= 2·(proven |ΔN|)", 2 * diff.max(), "<=",
               2 * qn.change_bound, note=f"η = {qn.eta:.4g}",
               offending={"a": a, "b": b, "change": float(2 * diff.max())}),
@@ -166,7 +185,16 @@ def _circuit_links(n, qn, circuit):
         _ineq("integer circuit", "#{circuit != [N_C >= 1/2], off the rounding band}",
               len(bad), "==", 0, note=f"{circuit.n_undecided} points in the band",
               offending=({"a": int(bad[0][0]), "b": int(bad[0][1])} if len(bad) else None)),
+        _ineq("circuit vs network", "#{circuit != [N >= 1/2], |N - 1/2| > proven band}",
+              circuit.n_disagree_network_outside_band, "==", 0,
+              note=f"{circuit.n_disagree_network} disagreements with the network's own "
+                   f"classification, each must lie within |N - 1/2| <= {circuit.network_band:.3g}"),
     ]
+
+
+#: Why the copy links hold: concentration of k twisted copies, true for any value table with
+#: ρ != 0 (a constant predictor included); informative only through the least k.
+_CONC = "concentration: any table with ρ != 0"
 
 
 def _copy_links(red):
@@ -178,13 +206,13 @@ def _copy_links(red):
     for rule, kk in (("Bernstein", red.bernstein_k), ("Hoeffding", red.hoeffding_k)):
         if kk is not None and red.k >= kk:
             out.append(_ineq("uniform margin", f"min H·M_k >= 3ρ/4 ({rule}, prob >= 1-δ)",
-                             red.min_margin, ">=", 0.75 * red.rho,
+                             red.min_margin, ">=", 0.75 * red.rho, why=_CONC,
                              offending={"a": wa, "b": wb, "margin": red.min_margin}))
             break
     out.append(_ineq("margin > 0", "min_{a,b} H·M_k > 0 over all 4^n pairs", red.min_margin, ">",
-                     0.0, offending={"a": wa, "b": wb, "margin": red.min_margin}))
+                     0.0, why=_CONC, offending={"a": wa, "b": wb, "margin": red.min_margin}))
     out.append(_ineq("sign(M_k) = IP", "#{(a,b): sign(M_k) != H}", red.n_sign_errors, "==", 0,
-                     offending={"a": wa, "b": wb}))
+                     why=_CONC, offending={"a": wa, "b": wb}))
     return out
 
 
@@ -213,7 +241,8 @@ def _rank_links(n, width, qn, red, bounds):
               + (dim_note if k * rank_bound_V >= full else ""),
               by_dimension=k * rank_bound_V >= full),
         _ineq("Forster", "2^{n/2} <= sign-rank(H) <= rank M_k", forster, "<=", rank_M,
-              note=forster_src, offending={"rank_Mk": rank_M}),
+              note=forster_src, offending={"rank_Mk": rank_M},
+              why="automatic" if red.sign_agrees_everywhere else ""),
     ]
 
 
@@ -238,14 +267,14 @@ def _width_links(n, width, gamma, qn, red, bounds):
                   width_bound_correlation=w_corr, B=B, R=R, S_sigma=S_R, TV_sigma=TV)
     return [
         _ineq("width (chain, measured)", "w >= (2^{n/2}/k - 1)/K", width, ">=", w_measured,
-              kind="implied",
+              kind="implied", why="vacuous" if w_measured <= 1 else "",
               note="uses this run's k and K; the chain proves it for every net of this kind"),
         _ineq("width (chain, §4.0)", "w >= (2^{n/2}/k_th - 1)/(2m⌈B/η⌉+1)", width, ">=",
-              w_theory, kind="implied", note="worst-case constants (pitfall 9)"),
+              w_theory, kind="implied", why="vacuous" if w_theory <= 1 else "", note="worst-case constants (pitfall 9)"),
         _ineq("§4.7 gate lemma", "|E[H·N]| <= B2^-n + wB(S2^-n + TV(n+1)2^-n/2)", corr, "<=",
-              rhs),
+              rhs, why="vacuous" if rhs >= 1 else ""),
         _ineq("width (§4.7)", "w >= (γ - 2^{-n-1}(1+2B))/(B(TV c 2^{-n/2} + S 2^{-n}))",
-              width, ">=", w_corr, kind="implied"),
+              width, ">=", w_corr, kind="implied", why="vacuous" if w_corr <= 1 else ""),
     ]
 
 

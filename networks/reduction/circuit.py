@@ -72,6 +72,8 @@ class CircuitReduction:
     n_undecided: int
     n_disagree_real: int
     n_disagree_network: int
+    network_band: float
+    n_disagree_network_outside_band: int
     n_errors_ip: int
     rho_c: float
     rho_bits: float
@@ -117,6 +119,8 @@ class CircuitReduction:
                 "top_rounding_bound": self.top_rounding_bound, "epsilon": self.epsilon,
                 "n_chains": self.n_chains, "n_undecided": self.n_undecided,
                 "n_disagree_real": self.n_disagree_real,
+                "n_disagree_network_outside_band": self.n_disagree_network_outside_band,
+                "network_band": self.network_band,
                 "n_disagree_network": self.n_disagree_network, "n_errors_ip": self.n_errors_ip,
                 "accuracy_ip": 1.0 - self.n_errors_ip / self.table.size,
                 "rho_c": self.rho_c, "rho_bits": self.rho_bits,
@@ -406,6 +410,11 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
     n_disagree_real = int(((bits == 1) != real_bits)[decided].sum())
     net_bits = qn.table_original >= 0.5
     n_net = int(((bits == 1) != net_bits).sum())
+    # a disagreement with the network's own [N >= 1/2] is possible only where N is within the
+    # proven |circuit - N| of 1/2: staircase + quantisation + integer top rounding
+    net_band = stair_bound + qn.change_bound + float(top_error)
+    n_net_out = int((((bits == 1) != net_bits)
+                     & (np.abs(qn.table_original - 0.5) > net_band)).sum())
     n_err = int(((bits == 1) != labels).sum())
     max_stair = float(np.abs(table - qn.table).max())
     max_total = float(np.abs(table - qn.table_original).max())
@@ -424,7 +433,8 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
         f"with [N_C >= 1/2] wherever |N_C - 1/2| > {top_error:.3g}",
         f"  exhaustive neuron-wise check on all {size} support points ({seconds:.3f} s; generic "
         f"kernel agrees on {n_checked} of them): {n_disagree_real} disagreements with "
-        f"[N_C >= 1/2] off the {n_undecided}-point band; {n_net} with the network's classify; "
+        f"[N_C >= 1/2] off the {n_undecided}-point band; {n_net} with the network's classify "
+        f"[N >= 1/2] ({n_net_out} of them outside the proven band |N - 1/2| <= {net_band:.3g}); "
         f"{n_err} errors vs IP (accuracy {1 - n_err / size:.4f}); ρ_C = {rho_c:.4g}, Boolean "
         f"output ρ = {rho_bits:.4g}",
     ]
@@ -434,5 +444,6 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
         stair_bound=stair_bound, top_rounding_bound=float(top_error), epsilon=float(eps),
         margin=float(margin), n_chains=n_chains, max_stair_error=max_stair,
         max_total_error=max_total, n_undecided=n_undecided, n_disagree_real=n_disagree_real,
-        n_disagree_network=n_net, n_errors_ip=n_err, rho_c=rho_c, rho_bits=rho_bits,
+        n_disagree_network=n_net, network_band=float(net_band),
+        n_disagree_network_outside_band=n_net_out, n_errors_ip=n_err, rho_c=rho_c, rho_bits=rho_bits,
         seconds_eval=seconds, n_checked_generic=n_checked, steps=tuple(lines))

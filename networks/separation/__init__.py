@@ -1,6 +1,10 @@
-"""What is separated: the correlation ceiling on the hard instance (E21), radial targets (E22) and
+"""What is separated: depth 2 vs depth 3 on IP with an easy control of the same shape (E23), the correlation ceiling on the hard instance (E21), radial targets (E22) and
 the memorisation curve they supersede (E20).
 
+* :mod:`networks.separation.separate` — E23: trained depth-2 nets at widths polynomial in n
+  against IP, MAJ∘AND (same AND layer, the control that can separate) and random labels (hard for
+  every depth); trained and exact depth 3; the explicit depth-2 IP_j floor; the verdict.
+* :mod:`networks.separation.targets` — the target registry on pairs (a, b).
 * :mod:`networks.separation.ceiling` — the §4.7 ceiling of a depth-2 network with its own B, S_σ,
   TV_σ; exact ρ from the product-form value table against the IP labels and a random permutation
   of them; held-out error on μ_τ; the exact depth-3 construction.
@@ -16,6 +20,14 @@ from networks.separation.ceiling import (LABELS, CorrelationCeiling, ceiling_swe
                                          evaluate_depth2, exact_correlation, heldout_error,
                                          label_table, train_depth2)
 
-__all__ = ["LABELS", "CorrelationCeiling", "ceiling_sweep", "correlation_ceiling",
+from networks.separation.separate import (PREDICTION, explicit_ip_j, heldout_split, path_norm,
+                                          separation_table, verdict)
+from networks.separation.targets import (get_target, register_target, target_names,
+                                         target_table, target_values)
+
+__all__ = ["PREDICTION", "explicit_ip_j", "heldout_split", "path_norm", "separation_table",
+           "verdict", "get_target", "register_target", "target_names", "target_table",
+           "target_values",
+           "LABELS", "CorrelationCeiling", "ceiling_sweep", "correlation_ceiling",
            "default_widths", "depth3_reference", "evaluate_depth2", "exact_correlation",
            "heldout_error", "label_table", "train_depth2"]

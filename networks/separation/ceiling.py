@@ -16,6 +16,13 @@ neuron-wise form Σ_i |u_i|(|σ(-R_i)|·2^{-n} + TV_{R_i}(σ)·c·2^{-n/2}) + |u
 larger.  Both are proven only for the IP labels: for any other labelling the bound is not
 claimed (:func:`evaluate_depth2` reports ``None``).
 
+What E21 can and cannot show.  At every size the machine runs (n ≤ 12) the ceiling is vacuous:
+far above 1, so no trained net can come near it.  Its control, a random permutation of the IP
+labels, is hard for every depth, so "ρ(IP) ≈ ρ(random)" was the expected answer and says nothing
+about depth 2 vs depth 3.  The experiment that isolates the claim is E23
+(:mod:`networks.separation.separate`, ``depthsep separate``): MAJ∘AND, a function of the same shape
+that depth 2 finds easy, as the control that can separate.
+
 :func:`label_table` gives the IP labels or a fixed random permutation of them (same counts, the
 control), :func:`exact_correlation` the exact ρ and MSE from :func:`networks.value_table` on all
 4^n points, :func:`heldout_error` the error on fresh μ_τ box points, and :func:`depth3_reference`
@@ -270,12 +277,13 @@ def train_depth2(instance, width: int, Y: np.ndarray, *, activation: str = "relu
 
 
 def default_widths(n: int) -> list:
-    """n·4^k up to 64n: n, 4n, 16n, 64n.
+    """Polynomial width rules n, n², n³ (the rules of E23; the former n·4^k reached 64n, which
+    memorises all 4^n points at n ≤ 5 and so measured capacity, not depth).
 
     >>> default_widths(4)
-    [4, 16, 64, 256]
+    [4, 16, 64]
     """
-    return [n * 4 ** k for k in range(4)]
+    return sorted({n, n ** 2, n ** 3})
 
 
 def run_seed(*key) -> int:

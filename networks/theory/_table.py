@@ -65,10 +65,10 @@ class Context:
         return full if self.full else quick
 
     def reduction_run(self, n: int, width: int, activation: str):
-        """:func:`networks.reduction.run.reduction_run` with the table's settings; cached."""
+        """:func:`networks.separation.reduction_run.reduction_run` with the table's settings; cached."""
         key = (n, width, activation)
         if key not in self._runs:
-            from networks.reduction.run import reduction_run
+            from networks.separation.reduction_run import reduction_run
             self._runs[key] = reduction_run(n, width, activation, seed=self.seed,
                                             ball_points=self.size(2000, 1_000_000))
         return self._runs[key]

@@ -1,5 +1,6 @@
 """One reduction run as a library call: train a depth-2 network on the hard instance in product
-form, then steps 1-4 of THEORY §4 with their checks (E8-E11), all on the product-form engine of
+form, then steps 1-4 of THEORY §4 (this orchestration sits above both the trainer and
+networks.reduction, which only reduces) with their checks (E8-E11), all on the product-form engine of
 §4.8 (value tables from α, β; neuron-wise circuit evaluation; FWHT self-reduction).
 
 :func:`reduction_run` is what ``experiments/reduction.py`` runs for each (n, width) and what the
@@ -22,7 +23,7 @@ import numpy as np
 from circuits.utils.errors import ReductionError
 from circuits.utils.rng import uniform_ball
 
-__all__ = ["ReductionRun", "reduction_run", "fit_depth2", "check_staircase",
+__all__ = ["ReductionRun", "reduction_run", "CONTROLS", "constant_network", "beats_constant", "fit_depth2", "check_staircase",
            "check_shift_identity", "correlation_route", "default_epochs", "sparse_mask"]
 
 #: Epoch cap while 4^n·w <= 2^22 (pair, neuron) terms per epoch; above, proportionally fewer.
@@ -79,7 +80,7 @@ def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
 
 def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: "int | None",
                lr: float, seed: int, batch_size: "int | None" = None,
-               sparse: "int | None" = None, progress: bool = False):
+               sparse: "int | None" = None, progress: bool = False, targets=None):
     """Train a depth-2 network on the support in product form (networks.train_product) until
     MSE <= 1/4 - gamma or the epoch cap; returns (network, info).  ``info["reached_target"]``
     says whether the γ target was met.  Step activations are trained through a sigmoid
@@ -94,8 +95,9 @@ def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: "
     mask = None if sparse is None else sparse_mask(width, instance.m, sparse, seed)
     target = 0.25 - gamma
     epochs = default_epochs(instance.n, width) if epochs is None else epochs
-    res = train_product(net0, instance, epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
-                        patience=None, target_loss=target, mask=mask, progress=progress,
+    res = train_product(net0, instance, targets=targets, epochs=epochs, lr=lr, seed=seed,
+                        batch_size=batch_size, patience=None, target_loss=target, mask=mask,
+                        progress=progress,
                         desc=f"train {train_act} w={width}")
     h = res.history
     info = {"trained_activation": train_act, "epochs_run": int(h["epochs"]), "epoch_cap": epochs,
@@ -160,8 +162,37 @@ def correlation_route(network, instance, gamma: float) -> dict:
     return {"width_lower_bound": w, "width": parts.width, "holds": parts.width >= w}
 
 
+#: Controls of the main job: a network that is not trained on IP.  "constant": the best
+#: constant predictor (MSE 1/4 - 4^{-n-1}, ρ = 4^{-n} > 0); "random": a net trained on i.i.d.
+#: random labels (networks.separation.targets "random").  The concentration step makes sign(M_k)
+#: = IP for any value table with ρ != 0, so these runs show what that headline alone is worth.
+CONTROLS = ("constant", "random")
+
+
+def constant_network(instance, width: int, activation: str, seed: int):
+    """The best constant predictor N ≡ P(IP = 1) = 1/2 - 2^{-n-1} written as a depth-2 net of the
+    given width: every hidden unit is σ(1) (zero input weights, bias 1), the output weights are
+    1/(width·σ(1)) and the output bias c - 1, so N = c exactly up to rounding."""
+    from networks import DenseLayer, SigmaNetwork, get_activation
+
+    act = get_activation(activation)
+    s1 = float(act(np.array([1.0]))[0])
+    if s1 == 0:
+        raise ValueError(f"control='constant' needs σ(1) != 0; {act.name} has σ(1) = 0")
+    c = 0.5 - 2.0 ** (-instance.n - 1)
+    return SigmaNetwork([DenseLayer(np.zeros((width, instance.dim)), np.ones(width)),
+                         DenseLayer(np.full((1, width), 1.0 / (width * s1)), np.array([c - 1.0]))],
+                        activation=act)
+
+
+def beats_constant(n: int, mse: float) -> bool:
+    """MSE below the best constant predictor's 1/4 - 4^{-n-1} (by more than rounding)."""
+    return bool(mse < 0.25 - 4.0 ** (-n - 1) - 1e-12)
+
+
 def _stop(record, msg, instance, net, **extra):
-    record.update(error=msg, sign_agrees_everywhere=False, chain_ok=False, **extra)
+    record.update(error=msg, sign_agrees_everywhere=False, chain_ok=False, evidence=False,
+                  **extra)
     return record
 
 
@@ -171,7 +202,7 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
                   k: "int | None" = None, k_rule: str = "bernstein", k_max: int = 1 << 30,
                   circuit: bool = True, circuit_margin: "float | None" = None,
                   max_gates: int = 400_000, ball_points: int = 10_000,
-                  progress: bool = False) -> ReductionRun:
+                  progress: bool = False, control: "str | None" = None) -> ReductionRun:
     """Train a depth-2 network on ``HardInstance(n, m, seed=seed)`` and reduce it end to end.
 
     Training: :func:`fit_depth2` (product form; ``epochs`` default :func:`default_epochs`;
@@ -181,7 +212,10 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     with the circuit's margin raised to fit ``max_gates`` (said in its steps).  A run whose
     network does not beat the trivial predictor (ρ <= 0), or whose reduction raises a
     ReductionError (e.g. κ = 0 for a step activation, THEORY §4.6), returns early with
-    ``record["error"]``.
+    ``record["error"]``.  ``control="constant"`` reduces the best constant predictor instead of a
+    trained net, ``control="random"`` a net trained on random labels (:data:`CONTROLS`);
+    ``record["beats_constant"]`` says whether the net's MSE is below the best constant's and
+    ``record["evidence"]`` whether sign(M_k) = IP may be read as evidence about the net.
     """
     from embeddings import HardInstance
     from networks.reduction import product_support, reduce_network, support_metrics
@@ -192,15 +226,46 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     instance = HardInstance(n, m, seed=seed)
     product_support(instance)                          # built once, reused by every step
     timings["instance"] = time.perf_counter() - t0
-    net, train_info = fit_depth2(instance, width=width, activation=activation, gamma=gamma,
-                                 epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
-                                 sparse=sparse, progress=progress)
+    if control is not None and control not in CONTROLS:
+        raise ValueError(f"control must be None or one of {CONTROLS}, got {control!r}")
+    if control == "constant":
+        net = constant_network(instance, width, activation, seed)
+        train_info = {"trained_activation": None, "epochs_run": 0, "epoch_cap": 0,
+                      "stopped": "control", "target_mse": 0.25 - gamma, "reached_target": False,
+                      "train_seconds": 0.0, "train_mse": None, "sparse_reads": sparse,
+                      "batch_size": batch_size, "form": "product"}
+    else:
+        targets = None
+        if control == "random":
+            from networks.separation.targets import target_table
+
+            targets = target_table("random", n, seed=seed)
+        net, train_info = fit_depth2(instance, width=width, activation=activation, gamma=gamma,
+                                     epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
+                                     sparse=sparse, progress=progress, targets=targets)
+    train_info["control"] = control
     timings["train"] = train_info["train_seconds"]
     met, _ = support_metrics(net, instance)
     record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
               "activation": net.activation.name, "seed": seed, "mse": met.mse,
               "gamma": 0.25 - met.mse, "rho": met.rho, "accuracy": met.accuracy,
-              "training": train_info, "instance": instance.to_dict(generator=False)}
+              "training": train_info, "instance": instance.to_dict(generator=False),
+              "control": control, "beats_constant": beats_constant(n, met.mse),
+              "best_constant_mse": 0.25 - 4.0 ** (-n - 1)}
+    if control == "constant":
+        # the staircase and the circuit have nothing to do on a constant; the self-reduction is
+        # applied to its value table directly: the concentration step alone
+        from networks.reduction import self_reduce, value_table
+
+        t0 = time.perf_counter()
+        red = self_reduce(1.0 - 2.0 * value_table(net, instance), k=k, seed=seed, k_rule=k_rule,
+                          k_max=k_max, progress=progress)
+        record.update(red.to_dict(), chain_ok=None, self_reduction_only=True)
+        record["evidence"] = bool(record["beats_constant"] and red.sign_agrees_everywhere)
+        record["sqrt_2n"] = 2.0 ** (n / 2)
+        timings["reduction"] = time.perf_counter() - t0
+        record["timings"] = {**timings, "total": time.perf_counter() - t_all}
+        return ReductionRun(record, instance, net)
     if met.rho <= 0:
         _stop(record, f"the trained network does not beat the trivial predictor (ρ = "
                       f"{met.rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
@@ -227,6 +292,8 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     rd = report.to_dict()
     rd.pop("timings", None)
     record.update(rd)
+    record["evidence"] = bool(record["beats_constant"] and record.get("sign_agrees_everywhere"))
+    record["sqrt_2n"] = 2.0 ** (n / 2)
     timings["total"] = time.perf_counter() - t_all
     record["timings"] = timings
     return ReductionRun(record, instance, net, report=report, staircase=st)
