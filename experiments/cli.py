@@ -7,6 +7,7 @@ Experiments (options are the experiment module's own; ``depthsep reduce --help``
     depthsep radial ...                   # experiments.radial: E22, radial targets
     depthsep theory-table --only E1,E5    # experiments.theory_table: THEORY rows E1-E22
     depthsep ip-demo --n-max 6            # experiments.ip_demo: IP_n circuits on all 4^n inputs
+    depthsep separate-sampled --n 14..24  # experiments.sampled: E24, sampled mode (issue 22)
 
 Checks on files::
 
@@ -54,6 +55,10 @@ EXPERIMENTS = {
         "every row of the THEORY §5 experiment table: expected vs measured",
     ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
+    "separate-sampled": (
+        "experiments.sampled",
+        "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24 (issue 22)",
+    ),
 }
 
 #: file subcommands -> one-line description
