@@ -7,6 +7,8 @@ Experiments (options are the experiment module's own; ``depthsep reduce --help``
     depthsep radial ...                   # experiments.radial: E22, radial targets
     depthsep theory-table --only E1,E5    # experiments.theory_table: THEORY rows E1-E22
     depthsep ip-demo --n-max 6            # experiments.ip_demo: IP_n circuits on all 4^n inputs
+    depthsep least-circuit --function ip --n 3   # experiments.least_circuit: exact least THR o THR
+    depthsep separation-table             # experiments.separation_table: bound <= truth <= construction
 
 Checks on files::
 
@@ -50,6 +52,14 @@ EXPERIMENTS = {
         "every row of the THEORY §5 experiment table: expected vs measured",
     ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
+    "least-circuit": (
+        "experiments.least_circuit",
+        "least THR o THR circuit of a small function, proved by CP-SAT (issue 21)",
+    ),
+    "separation-table": (
+        "experiments.separation_table",
+        "lower bound <= exact least THR o THR size <= construction, for IP and controls",
+    ),
 }
 
 #: file subcommands -> one-line description
