@@ -134,3 +134,45 @@ def test_weight_bound_n4_and_parity5():
     assert ES.max_minimal_weight(4) == ES._MAX_SINGLE_WEIGHT[4]
     r = least_depth2(parity(5), time_limit=300, num_workers=2)
     assert r.size == 5 and r.complete        # C(5) = 5 planes slice Q5
+
+
+def test_paterson_planes_slice_q6():
+    assert ES.sliced_edges(ES.PATERSON_PLANES, 6) == 192
+    assert ES.sliced_edges(ES.PATERSON_PLANES[:4], 6) < 192
+
+
+def test_max_sliced_edges_small():
+    # one plane slices at most C(n, n/2)-ish middle edges: Q3 -> 6 (the middle layer cut), Q2 -> 2
+    r = ES.max_sliced_edges(3, 1, time_limit=10, num_workers=1)
+    assert r["status"] == "optimal" and r["max_cut"] == 6
+    assert ES.max_sliced_edges(2, 2, time_limit=10, num_workers=1)["max_cut"] == 4
+
+
+@pytest.mark.slow
+def test_max_sliced_edges_s43():
+    r = ES.max_sliced_edges(4, 3, time_limit=120, num_workers=2)
+    assert r["status"] == "optimal" and r["max_cut"] == 30       # S(4, 3) = 30
+
+
+def test_cli_least_circuit_json(tmp_path, capsys):
+    import json
+    from experiments import cli
+    rc = cli.main(["--json", "least-circuit", "--function", "ip", "--n", "2", "--no-progress",
+                   "--workers", "1", "--out", str(tmp_path)])
+    assert rc == 0
+    rec = json.loads(capsys.readouterr().out)["files"]["least_circuit.json"]
+    assert rec["size"] == 2 and rec["status"] == "optimal" and rec["complete"]
+    assert rec["claims"][0]["status"] == "infeasible" and rec["claims"][0]["cross_checked"]
+
+
+def test_cli_separation_table(tmp_path):
+    from experiments import separation_table
+    rc = separation_table.main(["--n-max", "1", "--no-progress", "--workers", "1",
+                                "--out", str(tmp_path)])
+    assert rc == 0
+    assert (tmp_path / "separation_table.png").stat().st_size > 0
+    import json
+    rows = json.loads((tmp_path / "separation_table.json").read_text())["rows"]
+    by = {r["function"]: r for r in rows}
+    assert by["PAR_2"]["truth"] == 2 and by["MAJ_2"]["truth"] == 1
+    assert all(r["best_bound"] <= r["truth"] for r in rows)
