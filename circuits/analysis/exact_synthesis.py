@@ -119,6 +119,7 @@ class SizeClaim:
     hidden_weight: int
     top_weight: int
     complete: bool          # the weight bounds cover every threshold function of that fan-in
+    #                         (always True for "feasible": a witness needs no bound)
     cross_checked: bool = False   # an infeasibility confirmed by the exhaustive enumerator
 
     def as_dict(self) -> dict:
@@ -324,7 +325,8 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
 def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                  max_weight: "int | None" = None, direct: bool = False, symmetry=True,
                  time_limit: float = 60.0, num_workers: int = 2, progress: bool = False,
-                 cross_check: bool = True, _solve=None) -> LeastDepth2:
+                 cross_check: bool = True, quick_weight: "int | None" = 3,
+                 quick_time: float = 10.0, _solve=None) -> LeastDepth2:
     """Least number of hidden gates of a layered THR o THR circuit computing f (N <= 8).
 
     Decides s = lower, lower + 1, ..., max_size with CP-SAT (:func:`decide_depth2`) and stops at
@@ -354,6 +356,10 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         CP-SAT threads (keep <= 2 on the shared machine).
     progress : bool
         Print one progress line per decision to stderr.
+    quick_weight, quick_time : int or None, float
+        Before each complete decision, look for a circuit with ``|w| <= quick_weight`` for at most
+        ``quick_time`` seconds (None: off).  A found circuit settles s (existence needs no weight
+        bound); a "no" there is discarded, never claimed.
 
     Examples
     --------
@@ -375,8 +381,19 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     proved_lower = lower
     decided_so_far = True
     for s in range(lower, max_size + 1):
-        claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct, symmetry=symmetry,
-                                    time_limit=time_limit, num_workers=num_workers, _solve=_solve)
+        claim = circ = None
+        if quick_weight and (max_weight is None or max_weight > quick_weight):
+            # a small-weight circuit is a circuit: look there first (fast when one exists);
+            # a "no" here proves nothing and is not recorded
+            q, qc = decide_depth2(t, s, max_weight=quick_weight, direct=direct,
+                                  symmetry=symmetry, time_limit=min(time_limit, quick_time),
+                                  num_workers=num_workers, _solve=_solve)
+            if q.status == "feasible":
+                claim, circ = dataclasses.replace(q, complete=True), qc
+        if claim is None:
+            claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
+                                        symmetry=symmetry, time_limit=time_limit,
+                                        num_workers=num_workers, _solve=_solve)
         res.claims.append(claim)
         res.complete = res.complete and claim.complete
         if progress:
