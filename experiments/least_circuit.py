@@ -61,42 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def target_table(function: str, n: int, *, seed: int = 0, table=None):
-    """Truth table and name of a target (shared with ``separation-table``)."""
-    import numpy as np
-
-    from circuits.functions import inner_product_mod2, majority, parity
-    from circuits.utils.errors import InvalidArgumentError
-
-    if function == "ip":
-        if 2 * n > 8:
-            raise InvalidArgumentError(f"--n {n}: IP_n has N = 2n inputs, at most 8 here")
-        return inner_product_mod2(n), f"IP_{n}"
-    if function == "parity":
-        return parity(n), f"PAR_{n}"
-    if function == "majority":
-        return majority(n), f"MAJ_{n}"
-    rng = np.random.default_rng(seed)
-    if function == "random":
-        return rng.integers(0, 2, size=1 << n, dtype=np.uint8), f"RAND_{n}(seed {seed})"
-    if function == "random-threshold":
-        from circuits.hypercube import points
-        w = rng.integers(-9, 10, size=n)
-        s = (points(n).astype(np.int64) @ w)
-        return (s >= int(np.median(s)) + 0).astype(np.uint8), f"RTHR_{n}(seed {seed})"
-    if table is None:
-        raise InvalidArgumentError("--function table needs --table FILE (a .npy or text file "
-                                   "of 0/1 values, length 2^N)")
-    path = Path(table)
-    arr = np.load(path, allow_pickle=False) if path.suffix == ".npy" else np.loadtxt(path)
-    return np.asarray(arr).ravel().astype(np.uint8), path.name
-
-
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
     from circuits.analysis import least_depth2
+    from circuits.analysis.exact_synthesis import target_table
     from circuits.utils.files import write_json_atomic
 
     f, name = target_table(args.function, args.n, seed=args.seed, table=args.table)

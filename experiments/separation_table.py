@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     out = check_output_dir(parser, args.out)
     from circuits.analysis import least_depth2
     from circuits.utils.files import savefig_atomic, write_json_atomic
-    from experiments.least_circuit import target_table
+    from circuits.analysis.exact_synthesis import target_table
 
     rows = []
     for n in range(1, args.n_max + 1):

@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -439,6 +440,37 @@ def _cross_check(t: np.ndarray, n: int, s: int, budget) -> bool:
             f"CP-SAT claims no THR o THR circuit with {s} hidden gates, but the enumerator "
             f"found one with {r.size}; the solver claim is rejected")
     return True
+
+
+def target_table(function: str, n: int, *, seed: int = 0, table=None):
+    """Truth table and name of a named target (``depthsep least-circuit`` / ``separation-table``):
+    ip (N = 2n), parity, majority, random, random-threshold (N = n), or table (a .npy or text
+    file of 0/1)."""
+    import numpy as np
+
+    from circuits.functions import inner_product_mod2, majority, parity
+
+    if function == "ip":
+        if 2 * n > 8:
+            raise InvalidArgumentError(f"--n {n}: IP_n has N = 2n inputs, at most 8 here")
+        return inner_product_mod2(n), f"IP_{n}"
+    if function == "parity":
+        return parity(n), f"PAR_{n}"
+    if function == "majority":
+        return majority(n), f"MAJ_{n}"
+    rng = np.random.default_rng(seed)
+    if function == "random":
+        return rng.integers(0, 2, size=1 << n, dtype=np.uint8), f"RAND_{n}(seed {seed})"
+    if function == "random-threshold":
+        w = rng.integers(-9, 10, size=n)
+        s = (points(n).astype(np.int64) @ w)
+        return (s >= int(np.median(s)) + 0).astype(np.uint8), f"RTHR_{n}(seed {seed})"
+    if table is None:
+        raise InvalidArgumentError("--function table needs --table FILE (a .npy or text file "
+                                   "of 0/1 values, length 2^N)")
+    path = Path(table)
+    arr = np.load(path, allow_pickle=False) if path.suffix == ".npy" else np.loadtxt(path)
+    return np.asarray(arr).ravel().astype(np.uint8), path.name
 
 
 # --------------------------------------------------------------------------- hypercube slicing
