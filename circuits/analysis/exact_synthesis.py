@@ -326,8 +326,8 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
 def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                  max_weight: "int | None" = None, direct: bool = False, symmetry=True,
                  time_limit: float = 60.0, num_workers: int = 2, progress: bool = False,
-                 cross_check: bool = True, quick_weight: "int | None" = 3,
-                 quick_time: float = 10.0, _solve=None) -> LeastDepth2:
+                 cross_check: bool = True, quick_weight: "int | None" = 9,
+                 quick_time: float = 30.0, _solve=None) -> LeastDepth2:
     """Least number of hidden gates of a layered THR o THR circuit computing f (N <= 8).
 
     Decides s = lower, lower + 1, ..., max_size with CP-SAT (:func:`decide_depth2`) and stops at
@@ -358,9 +358,10 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     progress : bool
         Print one progress line per decision to stderr.
     quick_weight, quick_time : int or None, float
-        Before each complete decision, look for a circuit with ``|w| <= quick_weight`` for at most
-        ``quick_time`` seconds (None: off).  A found circuit settles s (existence needs no weight
-        bound); a "no" there is discarded, never claimed.
+        When the complete model has not decided s within ``quick_time`` seconds, look for a
+        circuit with the plain model (no symmetry breaking, ``|w| <= quick_weight``) for at most
+        ``quick_time`` seconds, then go on with the complete model (None: off).  A found circuit
+        settles s (existence needs no weight bound); a "no" there is discarded, never claimed.
 
     Examples
     --------
@@ -382,19 +383,26 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     proved_lower = lower
     decided_so_far = True
     for s in range(lower, max_size + 1):
-        claim = circ = None
-        if quick_weight and (max_weight is None or max_weight > quick_weight):
-            # a small-weight circuit is a circuit: look there first (fast when one exists);
-            # a "no" here proves nothing and is not recorded
-            q, qc = decide_depth2(t, s, max_weight=quick_weight, direct=direct,
-                                  symmetry=symmetry, time_limit=min(time_limit, quick_time),
+        # stage 1: the complete model, briefly; stage 2: if undecided, the plain model
+        # (no symmetry breaking, |w| <= quick_weight), which finds some circuits much faster
+        # (IP_3 with 4 gates) -- its "no" proves nothing and is never claimed; stage 3: the
+        # complete model for the rest of the time.
+        first = min(time_limit, quick_time) if quick_weight else time_limit
+        claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
+                                    symmetry=symmetry, time_limit=first,
+                                    num_workers=num_workers, _solve=_solve)
+        if claim.status == "unknown" and quick_weight:
+            q, qc = decide_depth2(t, s, max_weight=min(quick_weight, max_weight or quick_weight),
+                                  direct=direct, symmetry=False,
+                                  time_limit=min(time_limit, quick_time),
                                   num_workers=num_workers, _solve=_solve)
             if q.status == "feasible":
                 claim, circ = dataclasses.replace(q, complete=True), qc
-        if claim is None:
-            claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
-                                        symmetry=symmetry, time_limit=time_limit,
-                                        num_workers=num_workers, _solve=_solve)
+            elif time_limit > first:
+                c2, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
+                                         symmetry=symmetry, time_limit=time_limit - first,
+                                         num_workers=num_workers, _solve=_solve)
+                claim = dataclasses.replace(c2, wall_s=round(c2.wall_s + claim.wall_s, 4))
         res.claims.append(claim)
         res.complete = res.complete and claim.complete
         if progress:
