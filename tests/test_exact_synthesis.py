@@ -176,3 +176,22 @@ def test_cli_separation_table(tmp_path):
     by = {r["function"]: r for r in rows}
     assert by["PAR_2"]["truth"] == 2 and by["MAJ_2"]["truth"] == 1
     assert all(r["best_bound"] <= r["truth"] for r in rows)
+
+
+@pytest.mark.slow
+def test_ip3_needs_four_gates():
+    """IP_3 has no THR o THR circuit with 3 hidden gates over all integer weights (issue 21)."""
+    c, w = decide_depth2(inner_product_mod2(3), 3, time_limit=600, num_workers=2)
+    assert c.status == "infeasible" and c.complete and w is None
+
+
+def test_ip3_four_gate_witness():
+    """The 4-gate IP_3 circuit found by the plain look-ahead (issue 21): with the slow proof that
+    3 gates are impossible, IP_3's least THR o THR size is 4 (below the depth-3 2n = 6)."""
+    from circuits.threshold import ThresholdCircuit
+    c = ThresholdCircuit.depth2([[-9, 4, -1, -9, 4, -3], [1, 3, -2, 1, 0, -2],
+                                 [4, 1, 7, 3, 5, 7], [1, -9, -2, 1, -9, -7]],
+                                [-13, -2, 20, -16], [-3, -3, -3, -3], -8)
+    ES.verify_witness(c, inner_product_mod2(3))
+    with pytest.raises(DepthsepError):
+        ES.verify_witness(c, parity(6))

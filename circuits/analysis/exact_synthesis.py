@@ -327,7 +327,7 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                  max_weight: "int | None" = None, direct: bool = False, symmetry=True,
                  time_limit: float = 60.0, num_workers: int = 2, progress: bool = False,
                  cross_check: bool = True, quick_weight: "int | None" = 9,
-                 quick_time: float = 30.0, _solve=None) -> LeastDepth2:
+                 quick_time: float = 60.0, _solve=None) -> LeastDepth2:
     """Least number of hidden gates of a layered THR o THR circuit computing f (N <= 8).
 
     Decides s = lower, lower + 1, ..., max_size with CP-SAT (:func:`decide_depth2`) and stops at
