@@ -8,6 +8,8 @@ Experiments (options are the experiment module's own; ``depthsep reduce --help``
     depthsep theory-table --only E1,E5    # experiments.theory_table: THEORY rows E1-E22
     depthsep ip-demo --n-max 6            # experiments.ip_demo: IP_n circuits on all 4^n inputs
     depthsep separate-sampled --n 14..24  # experiments.sampled: E24, sampled mode (issue 22)
+    depthsep least-circuit --function ip --n 3   # experiments.least_circuit: exact least THR o THR
+    depthsep separation-table             # experiments.separation_table: bound <= truth <= construction
 
 Checks on files::
 
@@ -58,6 +60,14 @@ EXPERIMENTS = {
     "separate-sampled": (
         "experiments.sampled",
         "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24 (issue 22)",
+    ),
+    "least-circuit": (
+        "experiments.least_circuit",
+        "least THR o THR circuit of a small function, proved by CP-SAT (issue 21)",
+    ),
+    "separation-table": (
+        "experiments.separation_table",
+        "lower bound <= exact least THR o THR size <= construction, for IP and controls",
     ),
 }
 
