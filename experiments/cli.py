@@ -153,11 +153,51 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
     entry = getattr(module, "main", None)
     if entry is None:
         raise _UsageError(f"depthsep {command}: {module.__name__} has no main(argv) function")
-    if not as_json:
-        return _call_main(entry, argv)
     if any(a in ("-h", "--help") for a in argv):
+        if not as_json:
+            return _call_main(entry, argv)
         with contextlib.redirect_stdout(sys.stderr):
             return _call_main(entry, argv)
+    with _locked_out_dir(command, _out_option(argv)):
+        if not as_json:
+            return _call_main(entry, argv)
+        return _run_experiment_json(command, module, entry, argv)
+
+
+@contextlib.contextmanager
+def _locked_out_dir(command: str, out):
+    """Hold an exclusive ``flock`` on the ``--out`` directory for the whole run, so two runs on
+    one directory cannot mix their files; the second is refused at once with a message.  The
+    lock is on the directory itself (no lock file to go stale: the kernel drops it when the
+    process ends, however it ends)."""
+    if out is None:
+        yield
+        return
+    import os
+    try:
+        import fcntl
+    except ImportError:        # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    from circuits.utils.errors import DepthsepError
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield                  # the experiment reports the unusable --out itself
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DepthsepError(f"--out {out}: another depthsep run is writing to this directory; "
+                                f"wait for it to finish or give another --out") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_experiment_json(command: str, module, entry, argv: list) -> int:
     out = _out_option(argv)
     with contextlib.ExitStack() as stack:
         if out is None:

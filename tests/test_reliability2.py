@@ -15,11 +15,7 @@ import pytest
 import circuits as C
 from circuits.graph import DagGate
 from circuits.io import load_circuit, load_truth_table
-from circuits.threshold import INT64_MAX
-try:
-    from circuits.threshold import preactivation_bound
-except ImportError:
-    preactivation_bound = None
+from circuits.threshold import INT64_MAX, preactivation_bound
 from circuits.utils.documents import read_document
 from circuits.utils.errors import DepthsepError, InvalidCircuitError
 from experiments import cli
@@ -277,3 +273,48 @@ def test_json_lists_only_files_this_run_wrote(tmp_path, capsys):
     text = json.dumps(doc["files"])
     assert "hunter2" not in text and "link.json" not in doc["files"]
     assert "old.json" not in doc["files"] and not any(k.startswith("sub") for k in doc["files"])
+
+
+# ------------------------------------------------------------- item 7: one run per --out
+def test_second_run_on_a_locked_out_dir_is_refused(tmp_path, capsys):
+    import fcntl
+    out = tmp_path / "out"
+    out.mkdir()
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # a run in progress holds it
+        assert cli.main(["ip-demo", "--n-max", "1", "--depth2-n-max", "1", "--out", str(out)]) == 1
+        assert "another depthsep run" in capsys.readouterr().err
+        assert list(out.iterdir()) == []
+    finally:
+        os.close(fd)
+    assert cli.main(["ip-demo", "--n-max", "1", "--depth2-n-max", "1", "--out", str(out)]) == 0
+
+
+# --------------------------------------------------------------------- the fuzzers that stay
+def test_circuit_fuzzer_fast_profile():
+    from tests import fuzz_circuits
+    stats, failures, _ = fuzz_circuits.run(120, seed=25, fused_every=60)
+    assert failures == []
+    assert stats["cases"] >= 100 and stats["bitsliced"] > 0 and stats["lowhigh"] >= 100
+
+
+def test_file_fuzzer_fast_profile():
+    from tests import fuzz_files
+    stats, failures, _ = fuzz_files.run(300, seed=25)
+    assert failures == []
+    assert stats["refused"] > 0 and stats["cases"] == 300
+
+
+@pytest.mark.slow
+def test_circuit_fuzzer_long_profile():
+    from tests import fuzz_circuits
+    stats, failures, _ = fuzz_circuits.run(10_000, seed=2025, fused_every=200)
+    assert failures == [] and stats["cases"] >= 9_000
+
+
+@pytest.mark.slow
+def test_file_fuzzer_long_profile():
+    from tests import fuzz_files
+    stats, failures, _ = fuzz_files.run(10_000, seed=2025)
+    assert failures == []
