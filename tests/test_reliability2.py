@@ -318,3 +318,41 @@ def test_file_fuzzer_long_profile():
     from tests import fuzz_files
     stats, failures, _ = fuzz_files.run(10_000, seed=2025)
     assert failures == []
+
+
+# ------------------------------------------- item 10: Ctrl-C while chunks are being submitted
+def test_interrupt_during_submission_stops_the_chunks_already_submitted():
+    import concurrent.futures as cf
+    import time as _time
+
+    from circuits.utils.parallel import run_chunks
+
+    calls = []
+
+    def fn(start, stop):                    # 1 ms per item: a 4096-item chunk runs ~4 s
+        calls.append((start, stop))
+        _time.sleep(0.001 * (stop - start))
+        return stop - start
+
+    class InterruptedPool(cf.ThreadPoolExecutor):
+        def submit(self, *a, **k):
+            if len(self.seen) == 3:
+                raise KeyboardInterrupt     # Ctrl-C arrives while chunk 4 is being submitted
+            self.seen.append(1)
+            return super().submit(*a, **k)
+
+    pool = InterruptedPool(max_workers=2)
+    pool.seen = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_chunks(fn, 1 << 16, combine=lambda a, b: a + b, initial=0, executor=pool,
+                       chunk_size=4096, max_seconds=None)
+        t0 = _time.perf_counter()
+        pool.shutdown(wait=True)
+        waited = _time.perf_counter() - t0
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    # the running chunks stop at their next slice and the queued one never starts: far less
+    # than the ~8 s the three submitted chunks (two at a time) would take to finish
+    assert waited < 3.0, waited
+    assert sum(e - s for s, e in calls) < 3 * 4096
