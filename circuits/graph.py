@@ -40,7 +40,7 @@ import numpy as np
 
 from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
-from circuits.threshold import INT64_MAX, ThresholdCircuit, ThresholdLayer, preactivation_bound
+from circuits.threshold import ThresholdCircuit, ThresholdLayer, preactivation_bound
 
 __all__ = ["GATE_TYPES", "DagGate", "DagCircuit"]
 

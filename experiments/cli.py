@@ -237,7 +237,7 @@ def _json_files(root: Path) -> dict:
     found = {}
     if not root.is_dir():
         return found
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, _dirnames, filenames in os.walk(root, followlinks=False):
         for name in filenames:
             if not name.endswith(".json"):
                 continue

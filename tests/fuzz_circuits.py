@@ -25,8 +25,8 @@ def _row(rng, n, scale, budget):
         return [rng.randint(-m, m) for _ in range(n)], rng.randint(-m, m)
     per = budget // (n + 1)
     if scale == "edge":       # powers of two and +-per: sums land exactly on / next to the bound
-        pick = lambda: rng.choice([per, -per, 1 << (per.bit_length() - 1), 0, 1, -1])
-        return [pick() for _ in range(n)], pick()
+        vals = [per, -per, 1 << (per.bit_length() - 1), 0, 1, -1]
+        return [rng.choice(vals) for _ in range(n)], rng.choice(vals)
     return [rng.randint(-per, per) for _ in range(n)], rng.randint(-per, per)
 
 

@@ -9,7 +9,6 @@ import resource
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +101,7 @@ def run(n_cases: int, seed: int, *, max_failures: int = 5):
         d = Path(tmp)
         seeds = _seeds(d)
         names = sorted(seeds)
-        for i in range(n_cases):
+        for _ in range(n_cases):
             name = rng.choice(names)
             suffix = Path(name).suffix
             p = d / f"case{suffix}"
