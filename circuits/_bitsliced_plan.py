@@ -306,6 +306,11 @@ def build(circuit, mask_bits=LB):
         for sv in range(n_sub):
             sub[sv, j] = sum(row[i] for i in range(Lm, L1) if (sv >> (i - mask_bits)) & 1)
     n_masks = sum(mlen) + 1
+    # the mask offsets (and the table's length in words) are int64 array entries: decide from the
+    # exact Python-int total, before filling any array, that they fit below 2^MAX_K
+    if ((n_masks * mw) * 8).bit_length() > MAX_K:
+        raise NotApplicable(f"the layer-1 mask table would hold {n_masks * mw} words, too large "
+                            f"for int64 index arithmetic")
     plan = Plan()
     plan.code = None
     plan.interp = None

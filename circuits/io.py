@@ -381,19 +381,18 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
     from circuits.functions import as_truth_table
     from circuits.utils.errors import InvalidCircuitError
 
+    from circuits.utils.documents import read_regular_file
+
     path = Path(path)
     where = f"{path}: "
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
-                                  f"larger max_bytes if the file is trusted")
+    raw = read_regular_file(path, error=InvalidCircuitError, max_bytes=max_bytes)
     suffix = path.suffix.lower()
     try:
         if suffix == ".npy":
-            values = np.load(path, allow_pickle=False)
+            values = read_npy_bytes(raw, where=where, error=InvalidCircuitError)
         elif suffix == ".json":
             from circuits.utils.documents import parse_document
-            doc = parse_document(path.read_bytes(), where=where, error=InvalidCircuitError,
+            doc = parse_document(raw, where=where, error=InvalidCircuitError,
                                  max_values=max_bytes)
             if isinstance(doc, dict):
                 if "truth_table" not in doc:
@@ -401,9 +400,15 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
                 doc = doc["truth_table"]
             if not isinstance(doc, list):
                 raise ValueError(f"expected a list of 0/1, got {type(doc).__name__}")
-            values = np.asarray(doc)
+            # entries checked in Python before numpy sees them: a list mixing a long string
+            # with many short values would otherwise become a huge fixed-width string array
+            bad = next((k for k, v in enumerate(doc) if type(v) not in (int, bool)
+                        or v not in (0, 1)), None)
+            if bad is not None:
+                raise ValueError(f"truth_table[{bad}] = {_short(doc[bad])} is not 0 or 1")
+            values = np.fromiter((int(v) for v in doc), dtype=np.uint8, count=len(doc))
         else:
-            text = path.read_text(encoding="utf-8")
+            text = raw.decode("utf-8")
             chars = [ch for ch in text if not (ch.isspace() or ch == ",")]
             bad = next((ch for ch in chars if ch not in "01"), None)
             if bad is not None:
@@ -413,5 +418,49 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
         return as_truth_table(values, name=f"{path.name}")
     except InvalidCircuitError:
         raise
-    except (ValueError, UnicodeDecodeError, EOFError, TypeError) as exc:
-        raise InvalidCircuitError(f"{where}not a truth table ({exc})") from None
+    except (ValueError, UnicodeDecodeError, EOFError, TypeError, OverflowError,
+            MemoryError) as exc:
+        raise InvalidCircuitError(f"{where}not a truth table ({type(exc).__name__}: {exc})") \
+            from None
+
+
+def read_npy_bytes(raw: bytes, *, where: str, error, max_elements: "int | None" = None):
+    """The array in the ``.npy`` bytes ``raw``, its header checked before any allocation.
+
+    The declared shape and dtype must describe exactly the bytes present (no object dtype,
+    no pickles); a header declaring more data than the file holds is refused before numpy
+    allocates it.  Every problem raises ``error`` (message starting with ``where``).
+    """
+    import io as _pyio
+
+    import numpy as np
+    from numpy.lib import format as _npf
+
+    fh = _pyio.BytesIO(raw)
+    try:
+        version = _npf.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = _npf.read_array_header_1_0(fh, max_header_size=1 << 16)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = _npf.read_array_header_2_0(fh, max_header_size=1 << 16)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+    except Exception as exc:    # numpy raises ValueError, SyntaxError, TypeError, ... here
+        raise error(f"{where}not a .npy array (header: {type(exc).__name__}: {exc})") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise error(f"{where}.npy dtype {dtype} is not a plain numeric dtype")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    if max_elements is not None and count > max_elements:
+        raise error(f"{where}.npy declares {count:,} elements, above {max_elements:,}")
+    need = count * dtype.itemsize
+    have = len(raw) - fh.tell()
+    if need != have:
+        raise error(f"{where}.npy header declares shape {shape} of {dtype} ({need:,} bytes) but "
+                    f"the file holds {have:,} data bytes")
+    try:
+        arr = np.frombuffer(raw, dtype=dtype, count=count, offset=fh.tell())
+        return arr.reshape(shape, order="F" if fortran else "C").copy()
+    except (ValueError, TypeError, MemoryError) as exc:
+        raise error(f"{where}not a readable .npy array ({type(exc).__name__}: {exc})") from None

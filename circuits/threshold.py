@@ -19,7 +19,7 @@ import numpy as np
 from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
 
-__all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array"]
+__all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array", "preactivation_bound"]
 
 INT64_MAX = (1 << 63) - 1
 
@@ -114,26 +114,50 @@ def _one_threshold(value, name: str) -> np.ndarray:
     return as_int64_array(arr.reshape(1), name=name)
 
 
-def _preactivation_bound(weights: np.ndarray, thresholds: np.ndarray) -> int:
+def preactivation_bound(weights, thresholds, *, what: str = "pre-activation bound") -> int:
     """``max_j sum_i |w_ji| + |t_j|`` as an exact Python int; refuses a bound beyond int64.
+
+    The one overflow rule of every class that holds integer weights (``ThresholdLayer``,
+    ``ThresholdFunction``, the gates of ``circuits.graph``): the kernels evaluate ``w . z - t``
+    in int64, which cannot wrap when this bound is at most 2^63 - 1.  ``weights`` is one row
+    (1-D) or one row per gate (2-D), ``thresholds`` one int or one per gate; int64 arrays or
+    Python ints.  An int64-min entry has ``|v| = 2^63`` and is therefore always refused.
 
     Vectorised in uint64 when ``n_in * max|w| + max|t|`` (a Python-int upper bound on every row
     sum) fits in int64, so no row sum can wrap; otherwise rows are summed with Python ints.
     ``|v|`` is taken in uint64, where ``|-2^63| = 2^63`` is representable.
+
+    >>> preactivation_bound([[2, -3]], [1])
+    6
+    >>> preactivation_bound([2**62, 2**62], 2**62)
+    Traceback (most recent call last):
+    ...
+    circuits.utils.errors.InvalidCircuitError: pre-activation bound 13835058055282163712 exceeds int64 (2^63 - 1 = 9223372036854775807); the kernels could overflow. Scale the weights and thresholds down
     """
-    aw = np.abs(weights).view(np.uint64)
-    at = np.abs(thresholds).view(np.uint64)
-    crude = weights.shape[1] * int(aw.max()) + int(at.max())
-    if crude <= INT64_MAX:
-        bound = int((aw.sum(axis=1, dtype=np.uint64) + at).max())
+    if isinstance(weights, np.ndarray) and weights.dtype == np.int64 and weights.ndim == 2 \
+            and isinstance(thresholds, np.ndarray) and thresholds.dtype == np.int64 \
+            and weights.size:
+        aw = np.abs(weights).view(np.uint64)
+        at = np.abs(thresholds).view(np.uint64)
+        crude = weights.shape[1] * int(aw.max()) + int(at.max())
+        if crude <= INT64_MAX:
+            bound = int((aw.sum(axis=1, dtype=np.uint64) + at).max())
+        else:
+            bound = max(sum(abs(v) for v in row) + abs(t)
+                        for row, t in zip(weights.tolist(), thresholds.tolist()))
     else:
-        bound = max(sum(abs(v) for v in row) + abs(t)
-                    for row, t in zip(weights.tolist(), thresholds.tolist()))
+        rows = np.asarray(weights, dtype=object)
+        ts = np.asarray(thresholds, dtype=object).reshape(-1)
+        rows = rows.reshape(ts.shape[0], -1) if rows.size else rows.reshape(ts.shape[0], 0)
+        bound = max(sum(abs(int(v)) for v in row) + abs(int(t)) for row, t in zip(rows, ts))
     if bound > INT64_MAX:
         raise InvalidCircuitError(
-            f"pre-activation bound {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
+            f"{what} {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
             f"could overflow. Scale the weights and thresholds down")
     return bound
+
+
+_preactivation_bound = preactivation_bound
 
 
 @dataclass(frozen=True, eq=False)

@@ -172,11 +172,51 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
     entry = getattr(module, "main", None)
     if entry is None:
         raise _UsageError(f"depthsep {command}: {module.__name__} has no main(argv) function")
-    if not as_json:
-        return _call_main(entry, argv)
     if any(a in ("-h", "--help") for a in argv):
+        if not as_json:
+            return _call_main(entry, argv)
         with contextlib.redirect_stdout(sys.stderr):
             return _call_main(entry, argv)
+    with _locked_out_dir(command, _out_option(argv)):
+        if not as_json:
+            return _call_main(entry, argv)
+        return _run_experiment_json(command, module, entry, argv)
+
+
+@contextlib.contextmanager
+def _locked_out_dir(command: str, out):
+    """Hold an exclusive ``flock`` on the ``--out`` directory for the whole run, so two runs on
+    one directory cannot mix their files; the second is refused at once with a message.  The
+    lock is on the directory itself (no lock file to go stale: the kernel drops it when the
+    process ends, however it ends)."""
+    if out is None:
+        yield
+        return
+    import os
+    try:
+        import fcntl
+    except ImportError:        # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    from circuits.utils.errors import DepthsepError
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield                  # the experiment reports the unusable --out itself
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DepthsepError(f"--out {out}: another depthsep run is writing to this directory; "
+                                f"wait for it to finish or give another --out") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_experiment_json(command: str, module, entry, argv: list) -> int:
     out = _out_option(argv)
     with contextlib.ExitStack() as stack:
         if out is None:
@@ -185,18 +225,15 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
             kept = False
         else:
             kept = True
-        start = time.time()
+        root = Path(out)
+        before = _json_files(root)
         with contextlib.redirect_stdout(sys.stderr):
             rc = _call_main(entry, argv)
         files = {}
-        root = Path(out)
-        if root.is_dir():
-            for path in sorted(root.rglob("*.json")):
-                if path.stat().st_mtime >= start - 1.0:
-                    try:
-                        files[str(path.relative_to(root))] = json.loads(path.read_text("utf-8"))
-                    except ValueError as exc:
-                        files[str(path.relative_to(root))] = {"unreadable": str(exc)}
+        for rel, ident in sorted(_json_files(root).items()):
+            if before.get(rel) == ident:
+                continue                   # there before this run and unchanged: not ours
+            files[rel] = _read_own_json(root / rel, ident)
         _emit(
             {
                 "command": command,
@@ -208,6 +245,48 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
             }
         )
     return rc
+
+
+def _json_files(root: Path) -> dict:
+    """``{relative path: (device, inode, mtime_ns, size)}`` of the regular ``*.json`` files under
+    ``root``; symlinks (to files or directories) are neither listed nor followed."""
+    import os
+    import stat as _stat
+
+    found = {}
+    if not root.is_dir():
+        return found
+    for dirpath, _dirnames, filenames in os.walk(root, followlinks=False):
+        for name in filenames:
+            if not name.endswith(".json"):
+                continue
+            p = Path(dirpath) / name
+            try:
+                st = p.lstat()
+            except OSError:
+                continue
+            if _stat.S_ISREG(st.st_mode):
+                found[str(p.relative_to(root))] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    return found
+
+
+def _read_own_json(path: Path, ident: tuple):
+    """The JSON at ``path`` if it is still the regular file ``ident`` (opened without following
+    a symlink put there in the meantime); else a note saying why not."""
+    import os
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return {"unreadable": f"{exc.strerror or exc}"}
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != ident[:2]:
+            return {"unreadable": "replaced while being read"}
+        try:
+            return json.loads(fh.read(st.st_size + 1).decode("utf-8"))
+        except ValueError as exc:
+            return {"unreadable": str(exc)}
 
 
 def _call_main(entry, argv: list) -> int:
@@ -266,7 +345,7 @@ def _load_function_file(path: str):
     from circuits.utils.files import read_json
 
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
     if p.suffix.lower() == ".json":
         doc = read_json(p)
@@ -368,7 +447,7 @@ def _cmd_info(args) -> tuple:
     from circuits.utils.files import read_json
 
     p = Path(args.file)
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
     if p.suffix.lower() in (".npz", ".safetensors"):
         from networks.interop import load_state_dict
@@ -481,6 +560,23 @@ def main(argv=None) -> int:
         0 on success, 1 for a failed check or experiment or bad input, 2 for a usage error.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _err("depthsep: interrupted")
+        return 130
+    except Exception as exc:  # last resort: one line, never a traceback
+        _err(f"depthsep: internal error: {type(exc).__name__}: {_one_line(exc)} (this is a bug; "
+             f"please report it with the command line)")
+        return 1
+
+
+def _one_line(exc) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _main(argv: list) -> int:
     argv, as_json = _split_json_flag(argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         stream = sys.stdout if argv else sys.stderr

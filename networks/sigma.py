@@ -46,8 +46,8 @@ __all__ = ["DenseLayer", "SigmaNetwork", "random_network", "FORMAT", "FORMAT_VER
 FORMAT = "depthsep.SigmaNetwork"
 FORMAT_VERSION = 1
 #: Default limits of :meth:`SigmaNetwork.load` (file bytes, weights + biases).
-MAX_NETWORK_BYTES = 1 << 26
 MAX_NETWORK_PARAMS = 1 << 22
+MAX_NETWORK_BYTES = 32 * MAX_NETWORK_PARAMS + (1 << 20)
 
 # rows per forward-pass chunk are chosen so one chunk of the widest layer stays ~32 MB
 _CHUNK_ELEMENTS = 1 << 22
@@ -371,8 +371,20 @@ class SigmaNetwork:
         return network_from_document(cls, data, source=source, max_params=max_params)
 
     def save(self, path) -> Path:
-        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
-        return write_json_atomic(path, self.to_dict())
+        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path.
+
+        Compact JSON, so that every network :meth:`load` accepts by parameter count
+        (``MAX_NETWORK_PARAMS``) also fits its byte limit (``MAX_NETWORK_BYTES``: at most 32
+        bytes per parameter, a float's repr being at most 24); a larger network is refused
+        here, before anything is written (``networks.interop.save_state_dict`` takes any size).
+        """
+        from networks import sigma as _self
+        if self.n_params > _self.MAX_NETWORK_PARAMS:
+            raise InvalidNetworkError(
+                f"network has {self.n_params:,} parameters, above the {_self.MAX_NETWORK_PARAMS:,} "
+                f"that SigmaNetwork.load accepts; save the weights with "
+                f"networks.interop.save_state_dict(net, 'weights.npz') instead")
+        return write_json_atomic(path, self.to_dict(), indent=None)
 
     @classmethod
     def load(cls, path, *, max_bytes: int = MAX_NETWORK_BYTES,
@@ -389,7 +401,7 @@ class SigmaNetwork:
         if not path.exists():
             raise FileNotFoundError(f"no network file at {path}")
         data = read_document(path, error=InvalidNetworkError, max_bytes=max_bytes,
-                             max_values=int(max_params) + 4096)
+                             max_values=2 * int(max_params) + 4096)
         return cls.from_dict(data, source=str(path), max_params=max_params)
 
     @classmethod

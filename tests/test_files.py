@@ -43,23 +43,25 @@ def _dead_pid():
     return proc.pid
 
 
-def test_leftovers_of_dead_writers_are_removed_on_the_next_write(tmp_path):
+def test_old_leftovers_are_removed_on_the_next_write_by_age_only(tmp_path):
     dead = _dead_pid()
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        stale = tmp_path / f".r.json.{dead}-abcd1234.tmp"           # writer killed
+        stale = tmp_path / f".r.json.{dead}-abcd1234.tmp"           # writer killed, 2 h ago
+        fresh = tmp_path / f".q.json.{dead}-abcd1234.tmp"    # "dead" PID (another namespace?)
         busy = tmp_path / f".r.json.{live.pid}-abcd1234.tmp"        # concurrent writer
         mine = tmp_path / f".other.json.{os.getpid()}-zz99zz99.tmp"  # this process, in flight
         old = tmp_path / f".x.json.{live.pid}-oldoldol.tmp"          # alive pid, but a day old
         other = tmp_path / ".r.json.abcd1234.tmp.keep"              # not our pattern
-        for f in (stale, busy, mine, old, other):
+        for f in (stale, fresh, busy, mine, old, other):
             f.write_bytes(b"partial")
         day_ago = time.time() - 2 * 86400
         os.utime(old, (day_ago, day_ago))
+        os.utime(stale, (time.time() - 7200, time.time() - 7200))
         write_json_atomic(tmp_path / "r.json", [1, 2])
         left = sorted(p.name for p in tmp_path.iterdir())
         assert stale.name not in left and old.name not in left
-        assert {busy.name, mine.name, other.name, "r.json"} <= set(left)
+        assert {fresh.name, busy.name, mine.name, other.name, "r.json"} <= set(left)
         assert json.loads((tmp_path / "r.json").read_text()) == [1, 2]
     finally:
         live.kill()

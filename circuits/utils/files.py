@@ -66,7 +66,7 @@ def to_jsonable(obj):
 #: Our temporary files: ``.NAME.PID-XXXXXXXX.tmp`` (``tempfile.mkstemp`` adds the 8 characters).
 _TMP_RE = re.compile(r"^\..+\.(\d+)-[A-Za-z0-9_]{8}\.tmp$")
 #: Temporary files of ours older than this are stale whoever wrote them (seconds).
-_STALE_SECONDS = 86400.0
+_STALE_SECONDS = 3600.0
 
 
 def _umask() -> int:
@@ -87,24 +87,14 @@ def _umask() -> int:
     return mask
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True          # exists (another user's process), or we cannot tell: keep
-    return True
-
-
 def clean_stale_temp_files(directory, *, now: "float | None" = None) -> list:
     """Remove our leftover temporary files in ``directory``; returns the paths removed.
 
-    A file is removed if it matches ``.NAME.PID-XXXXXXXX.tmp`` and either no process ``PID``
-    runs on this machine, or it is older than a day.  Files being written by a live process
-    (including this one) are kept.  Errors (a file removed meanwhile, no permission) are ignored.
+    A file is removed if it matches ``.NAME.PID-XXXXXXXX.tmp`` and was last modified more than
+    ``_STALE_SECONDS`` (an hour) ago: by age only.  Whether process ``PID`` is alive says nothing
+    (a writer in another PID namespace, a container or another machine sharing the directory,
+    has a PID this process cannot see), so a fresh temp file is always kept.  Errors (a file
+    removed meanwhile, no permission) are ignored.
     """
     now = time.time() if now is None else now
     removed = []
@@ -120,8 +110,7 @@ def clean_stale_temp_files(directory, *, now: "float | None" = None) -> list:
             if not entry.is_file(follow_symlinks=False):
                 continue
             age = now - entry.stat(follow_symlinks=False).st_mtime
-            pid = int(m.group(1))
-            if age > _STALE_SECONDS or (pid != os.getpid() and not _pid_alive(pid)):
+            if age > _STALE_SECONDS:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
         except OSError:
