@@ -36,6 +36,8 @@ if __package__ in (None, ""):
 
 import numpy as np
 
+from circuits.utils.cli import int_in_range
+
 FORMAT = "depthsep.experiments.radial"
 VERSION = 1
 
@@ -71,8 +73,9 @@ def build_parser():
     p.add_argument("--epochs", type=int, default=600, help="Adam epochs per trained net; default 600")
     p.add_argument("--points", type=int, default=1000,
                    help="dense sample size for sup errors (plus adversarial ascent); default 1000")
-    p.add_argument("--seed", type=int, default=0, help="seed; default 0")
-    p.add_argument("--out", type=Path, default=Path("results/radial"),
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="seed of directions, samples and training, 0..2^32-1; default 0")
+    p.add_argument("--out", default="results/radial",
                    help="output directory; default results/radial")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
