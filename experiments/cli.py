@@ -164,9 +164,11 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
             out = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"depthsep-{command}-"))
             argv = [*argv, "--out", out]
             kept = False
-            _err(f"depthsep {command} --json: no --out given, so the files go to a temporary "
-                 f"directory that is removed at exit (the paths logged below will not exist "
-                 f"afterwards; their JSON is in the output); pass --out DIR to keep them")
+            _err(
+                f"depthsep {command} --json: no --out given, so the files go to a temporary "
+                f"directory that is removed at exit (the paths logged below will not exist "
+                f"afterwards; their JSON is in the output); pass --out DIR to keep them"
+            )
         else:
             kept = True
         start = time.time()

@@ -241,7 +241,8 @@ def test_json_without_out_says_the_files_are_removed(capsys):
 
 def test_messages_print_numbers_plainly():
     # issue 24: messages printed np.float64(0.5) instead of 0.5
-    from circuits.utils.validation import check_int, check_real
+    from circuits.utils.validation import check_real
+
     with pytest.raises(ValueError) as info:
         check_real(np.float64(-0.5), name="eps", minimum=0)
     assert "got -0.5" in str(info.value) and "np." not in str(info.value)
