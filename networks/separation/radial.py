@@ -365,6 +365,10 @@ def zonotope_range(W, *, tol: float = 1e-3,
         cand = np.where(inside.all(axis=1), nS, -np.inf)
         return float(hz.min()), float(max(hz.max(), cand.max())), "exact (d = 2)"
     half = math.sqrt(d - 1) / 2
+    # boxes at the depth where the Lipschitz slack falls below tol: above the budget, the
+    # certificate is not cheap (in high d it never is: 2d (sqrt(d-1)/tol)^(d-1) boxes)
+    if (d - 1) * math.log(max(2.0, 2 * half / tol)) + math.log(2 * d) > math.log(budget):
+        return None
     # boxes: (face axis, face sign, centre in the other d-1 coordinates, side)
     faces = [(ax, sg) for ax in range(d) for sg in (1.0, -1.0)]
     centres = np.zeros((len(faces), d - 1))
