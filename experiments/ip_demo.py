@@ -133,7 +133,7 @@ def main(argv=None) -> int:
             save_circuit(circ, out / row["file"])
         write_json_atomic(path, record)
 
-    if save_or_report(write, what="the circuit files and the JSON record", where=out):
+    if save_or_report(write, what="the JSON record and the circuit files", where=out):
         print(f"wrote {path} and {len(rows)} circuit files in {out / 'circuits'}",
               file=sys.stderr)
     else:
