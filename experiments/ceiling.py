@@ -45,6 +45,8 @@ if __package__ in (None, ""):                      # `python experiments/ceiling
 
 import numpy as np
 
+from circuits.utils.cli import int_in_range
+
 FORMAT = "depthsep.experiments.ceiling"
 VERSION = 1
 DEFAULT_N = (4, 5, 6)
@@ -79,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                         f"default relu (heaviside/threshold: only the output layer learns)")
     p.add_argument("--seeds", type=int, default=1,
                    help="training runs per (n, width, labels); the best ρ is kept; default 1")
-    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); default 0")
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="base seed (code, labels, inits), 0..2^32-1; default 0")
     p.add_argument("--labels", type=str, default="ip,random",
                    help="label sets: ip, random or both (default ip,random)")
     p.add_argument("--epochs", type=int, default=300, help="max full-batch Adam epochs; default 300")
@@ -91,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="box radius of the held-out distribution μ_τ, in (0, 0.15]; default 0.1")
     p.add_argument("--heldout-points", type=int, default=4096,
                    help="fresh μ_τ points per network; default 4096")
-    p.add_argument("--out", type=Path, default=Path("results/ceiling"),
+    p.add_argument("--out", default="results/ceiling",
                    help="output directory; default results/ceiling")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")

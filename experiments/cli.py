@@ -223,6 +223,11 @@ def _run_experiment_json(command: str, module, entry, argv: list) -> int:
             out = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"depthsep-{command}-"))
             argv = [*argv, "--out", out]
             kept = False
+            _err(
+                f"depthsep {command} --json: no --out given, so the files go to a temporary "
+                f"directory that is removed at exit (the paths logged below will not exist "
+                f"afterwards; their JSON is in the output); pass --out DIR to keep them"
+            )
         else:
             kept = True
         root = Path(out)
@@ -356,14 +361,24 @@ def _load_function_file(path: str):
     return "truth_table", load_truth_table(p)
 
 
+#: The named targets of ``depthsep check --target``.
+_CHECK_TARGETS = ("ip", "parity", "majority", "and", "or")
+
+
 def _cmd_check(args) -> tuple:
     import circuits
     from circuits.io import load_circuit
 
     circuit = load_circuit(args.file)
     target_name = args.target
-    if target_name.lower() in ("ip", "parity", "majority", "and", "or"):
+    if target_name.lower() in _CHECK_TARGETS:
         target = target_name.lower()
+    elif not Path(target_name).exists() and not Path(target_name).suffix:
+        raise _UsageError(
+            f"depthsep check: --target {target_name!r} is neither a known target nor a file; "
+            f"the targets are {', '.join(_CHECK_TARGETS)}, or a truth-table file (.npy, .json "
+            f"list, or text of 0/1 characters) in cube order"
+        )
     else:
         kind, target = _load_function_file(target_name)
         if kind == "circuit":

@@ -56,7 +56,9 @@ from circuits.utils.cli import (EXIT_NOT_SAVED, check_output_dir, int_in_range, 
                                 real_in_range, save_or_report)
 
 #: Largest n the command accepts: the (2^n, 2^n) float64 tables are 2 GiB at n = 14.
-MAX_N = 14
+# the largest n the reduction runs: 4^n = 2^{2n} points, 2n <= circuits.hypercube's
+# MAX_EXHAUSTIVE_BITS (24); the library refuses beyond, so the CLI does too
+MAX_N = 12
 DEFAULTS = {"n": 6, "width": 32, "activation": "relu", "gamma": 0.05, "epochs": 3000,
             "lr": 0.03, "seed": 0}
 
@@ -91,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
       help="bound giving the default k (for H·M_k >= 3ρ/4 w.p. >= 1/2); default bernstein")
     a("--k-max", type=positive_int, default=1 << 30, help="cap on the default k; default 2^30 (shifts are "
       "streamed: k costs seconds, not memory)")
-    a("--seed", type=int, default=DEFAULTS["seed"], help="seed of code, weights, shifts; default 0")
+    a("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=DEFAULTS["seed"],
+      help="seed of code, weights, shifts, 0..2^32-1; default 0")
     a("--gamma", type=real_in_range(0, 0.25), default=DEFAULTS["gamma"],
       help="training stops once MSE <= 1/4 - gamma; default 0.05")
     a("--epochs", type=positive_int, default=None,

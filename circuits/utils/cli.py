@@ -130,6 +130,8 @@ def id_list(choices):
 def output_dir_problem(path) -> "str | None":
     """Create ``path`` (with parents) and write/remove a probe file there; ``None`` if that
     worked, else the reason (a short phrase) it cannot hold results."""
+    if str(path).strip() == "":
+        return "an empty path would write into the current directory; pass --out . to mean that"
     path = Path(path)
     try:
         if path.exists() and not path.is_dir():
