@@ -193,24 +193,28 @@ def _locked_out_dir(command: str, out):
         yield
         return
     import os
+
     try:
         import fcntl
-    except ImportError:        # pragma: no cover - not POSIX: no lock
+    except ImportError:  # pragma: no cover - not POSIX: no lock
         yield
         return
     from circuits.utils.errors import DepthsepError
+
     try:
         os.makedirs(out, exist_ok=True)
         fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
-        yield                  # the experiment reports the unusable --out itself
+        yield  # the experiment reports the unusable --out itself
         return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise DepthsepError(f"--out {out}: another depthsep run is writing to this directory; "
-                                f"wait for it to finish or give another --out") from None
+            raise DepthsepError(
+                f"--out {out}: another depthsep run is writing to this directory; "
+                f"wait for it to finish or give another --out"
+            ) from None
         yield
     finally:
         os.close(fd)
@@ -237,7 +241,7 @@ def _run_experiment_json(command: str, module, entry, argv: list) -> int:
         files = {}
         for rel, ident in sorted(_json_files(root).items()):
             if before.get(rel) == ident:
-                continue                   # there before this run and unchanged: not ours
+                continue  # there before this run and unchanged: not ours
             files[rel] = _read_own_json(root / rel, ident)
         _emit(
             {
@@ -581,8 +585,10 @@ def main(argv=None) -> int:
         _err("depthsep: interrupted")
         return 130
     except Exception as exc:  # last resort: one line, never a traceback
-        _err(f"depthsep: internal error: {type(exc).__name__}: {_one_line(exc)} (this is a bug; "
-             f"please report it with the command line)")
+        _err(
+            f"depthsep: internal error: {type(exc).__name__}: {_one_line(exc)} (this is a bug; "
+            f"please report it with the command line)"
+        )
         return 1
 
 

@@ -223,11 +223,15 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
         if not _stat.S_ISREG(st.st_mode):
-            raise InvalidNetworkError(f"{where}is not a regular file (a FIFO, socket, device or "
-                                      f"directory); copy the weights to a regular file first")
+            raise InvalidNetworkError(
+                f"{where}is not a regular file (a FIFO, socket, device or "
+                f"directory); copy the weights to a regular file first"
+            )
         if st.st_size > max_bytes:
-            raise InvalidNetworkError(f"{where}file has {st.st_size:,} bytes, above "
-                                      f"max_bytes={max_bytes:,}; pass a larger max_bytes if trusted")
+            raise InvalidNetworkError(
+                f"{where}file has {st.st_size:,} bytes, above "
+                f"max_bytes={max_bytes:,}; pass a larger max_bytes if trusted"
+            )
         field = "the zip directory"
         try:
             with zipfile.ZipFile(fh) as zf:
@@ -236,7 +240,8 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
                 if total > max_bytes:
                     raise InvalidNetworkError(
                         f"{where}members would inflate to {total:,} bytes, above max_bytes="
-                        f"{max_bytes:,} (a zip bomb?); pass a larger max_bytes if trusted")
+                        f"{max_bytes:,} (a zip bomb?); pass a larger max_bytes if trusted"
+                    )
                 out = {}
                 for info in infos:
                     field = f"member {info.filename!r}"
@@ -244,18 +249,32 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
                         raise InvalidNetworkError(f"{where}{field} is not an .npy array")
                     raw = zf.read(info)
                     if len(raw) != info.file_size:
-                        raise InvalidNetworkError(f"{where}{field} has {len(raw):,} bytes, the "
-                                                  f"directory says {info.file_size:,}")
-                    out[info.filename[:-4]] = read_npy_bytes(raw, where=f"{where}{field}: ",
-                                                             error=InvalidNetworkError)
+                        raise InvalidNetworkError(
+                            f"{where}{field} has {len(raw):,} bytes, the directory says {info.file_size:,}"
+                        )
+                    out[info.filename[:-4]] = read_npy_bytes(
+                        raw, where=f"{where}{field}: ", error=InvalidNetworkError
+                    )
                 return out
         except InvalidNetworkError:
             raise
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-                RuntimeError, NotImplementedError, UnicodeDecodeError, OverflowError,
-                MemoryError, TypeError) as exc:
-            raise InvalidNetworkError(f"{where}not a readable .npz file ({field}: "
-                                      f"{type(exc).__name__}: {exc})") from None
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            ValueError,
+            KeyError,
+            RuntimeError,
+            NotImplementedError,
+            UnicodeDecodeError,
+            OverflowError,
+            MemoryError,
+            TypeError,
+        ) as exc:
+            raise InvalidNetworkError(
+                f"{where}not a readable .npz file ({field}: {type(exc).__name__}: {exc})"
+            ) from None
 
 
 def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
@@ -292,6 +311,7 @@ def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
         return _load_npz(path, max_bytes)
     if suffix == ".safetensors":
         from circuits.utils.documents import read_regular_file
+
         read_regular_file(path, error=InvalidNetworkError, max_bytes=max_bytes)  # regular, bounded
         st = _safetensors_numpy()
         try:

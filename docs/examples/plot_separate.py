@@ -24,8 +24,22 @@ import matplotlib.pyplot as plt
 from experiments.cli import main
 
 out = Path(tempfile.mkdtemp(prefix="depthsep-separate-"))
-status = main(["separate", "--n", "3,4,5", "--seeds", "1", "--epochs", "300", "--heldout-n", "4",
-               "--no-progress", "--out", str(out)])
+status = main(
+    [
+        "separate",
+        "--n",
+        "3,4,5",
+        "--seeds",
+        "1",
+        "--epochs",
+        "300",
+        "--heldout-n",
+        "4",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+)
 print("exit status", status)
 record = json.loads((out / "separate.json").read_text())
 
@@ -33,8 +47,7 @@ record = json.loads((out / "separate.json").read_text())
 # R² per target and width, and the verdict with its numbers
 for s in record["summary"]:
     if s["kind"] in ("depth2", "exact3"):
-        print(f"n={s['n']} {s['kind']:>6} {s['target']:>7} width {s['rule']:>14}: "
-              f"R² {s['r2_best']:.3f}")
+        print(f"n={s['n']} {s['kind']:>6} {s['target']:>7} width {s['rule']:>14}: R² {s['r2_best']:.3f}")
 for name, clause in record["verdict"]["clauses"].items():
     print(name, clause["status"])
 
