@@ -607,6 +607,9 @@ def _main(argv: list) -> int:
         print(f"depthsep {_version()}")
         return 0
     command, rest = argv[0], argv[1:]
+    if command == "separate" and "--sampled" in rest:
+        # `depthsep separate --sampled ...` is the sampled mode (E24) of the same experiment
+        command, rest = "separate-sampled", [a for a in rest if a != "--sampled"]
     from circuits.utils.errors import DepthsepError
 
     try:

@@ -24,6 +24,7 @@ Examples
     depthsep separate --n 8,9,10 --seeds 3 --out results/sep-large
     depthsep separate --full --out results/separate-full   # n = 4..12, 3 seeds, n, n^2, n^3
     depthsep separate --targets ip,majand,ip_3,thr --widths n,2n
+    depthsep separate --sampled --n 14..24                 # past exhaustive sizes (E24)
 """
 
 from __future__ import annotations

@@ -208,3 +208,11 @@ def test_cli_default_shape_and_option_errors(tmp_path, capsys):
             E.parse_args(bad + ["--out", str(tmp_path)])
         assert e.value.code == 2
         assert msg in capsys.readouterr().err
+
+
+def test_separate_with_sampled_flag_runs_the_sampled_mode(capsys):
+    """`depthsep separate --sampled` is the sampled mode (issue 22's CLI), not the exhaustive table."""
+    from experiments.cli import main
+
+    assert main(["separate", "--sampled", "--help"]) == 0
+    assert "depthsep separate-sampled" in capsys.readouterr().out
