@@ -216,3 +216,12 @@ def test_separate_with_sampled_flag_runs_the_sampled_mode(capsys):
 
     assert main(["separate", "--sampled", "--help"]) == 0
     assert "depthsep separate-sampled" in capsys.readouterr().out
+
+
+def test_resume_keys_name_every_setting_that_changes_a_cell(tmp_path):
+    """A resume file written with another base seed or budget is not reused for this run."""
+    resume = tmp_path / "cells.jsonl"
+    kw = dict(targets=("ip",), widths=("n",), depth3=(), seeds=1, resume=resume)
+    S.separation_table([3], epochs=30, base_seed=0, **kw)
+    assert S.separation_table([3], epochs=30, base_seed=1, **kw)["resumed"] == 0
+    assert S.separation_table([3], epochs=40, base_seed=0, **kw)["resumed"] == 2   # exact3, floor

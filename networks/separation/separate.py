@@ -217,7 +217,8 @@ class Cell(dict):
     @property
     def key(self) -> str:
         return json.dumps([self["kind"], self["target"], self["n"], self["rule"], self["seed"],
-                           self.get("epochs"), self.get("lr")], separators=(",", ":"))
+                           self.get("epochs"), self.get("lr"), self.get("base_seed")],
+                          separators=(",", ":"))
 
 
 def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEFAULT_DEPTH3,
@@ -230,10 +231,10 @@ def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEF
     cells = []
     for n in ns:
         cells.append(Cell(kind="exact3", target="ip", n=n, rule="exact (n, n+1)",
-                          widths=[n, n + 1], seed=None))
+                          widths=[n, n + 1], seed=None, base_seed=base_seed))
         for rule in widths:
             cells.append(Cell(kind="floor", target="ip", n=n, rule=str(rule),
-                              widths=[width_of(rule, n)], seed=None))
+                              widths=[width_of(rule, n)], seed=None, base_seed=base_seed))
         for ti, t in enumerate(targets):
             get_target(t)
             for rule in widths:
