@@ -99,7 +99,7 @@ numpydoc_validation_exclude = {
     r"\.__[a-z]+__$",  # dunder methods
     # frozen result records: built by the library, their fields are listed under Attributes
     r"\.(Bound|DiscriminatorCheck|DiscrepancySearch|Correlation|GateCorrelation|WalshSpectrum"
-    r"|Depth2Size|Summability|ThresholdTest|Disagreements|KernelPlan)$",
+    r"|Depth2Size|Summability|ThresholdTest|Disagreements|KernelPlan|LeastDepth2|SizeClaim)$",
 }
 
 # ---- sphinx-gallery ----------------------------------------------------------------------------

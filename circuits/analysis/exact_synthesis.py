@@ -101,7 +101,19 @@ def max_minimal_weight(k: int) -> int:
 
 
 def weight_bound(k: int) -> "tuple[int, str]":
-    """A weight bound that every threshold function of k inputs meets, and its source."""
+    """A weight bound that every threshold function of k inputs meets, and its source.
+
+    Parameters
+    ----------
+    k : int
+        Fan-in (number of inputs of the gate).
+
+    Returns
+    -------
+    (int, str)
+        The bound W (every threshold function of k inputs has integer weights with |w_i| <= W)
+        and where it comes from.
+    """
     k = check_n_bits(k, name="fan-in", maximum=len(MAX_TOTAL_WEIGHT) - 1)
     if k < len(_MAX_SINGLE_WEIGHT):
         return max(1, _MAX_SINGLE_WEIGHT[k]), "max minimal |w_i|, computed by MILP (k <= 4)"
@@ -282,6 +294,27 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
     on the whole cube (or None).  ``max_weight`` caps every weight (default: the complete bounds
     of :func:`weight_bound`); ``direct`` allows input-to-top wires (the witness then realises
     them as identity hidden gates ``[z_i >= 1]``, listed after the s real ones).
+
+    Parameters
+    ----------
+    truth_table : array_like of 0/1, length 2^N, 1 <= N <= 8
+        The function f in cube order.
+    size : int
+        Number of hidden gates s.
+    max_weight : int, optional
+        Cap every weight at this value (default: the complete bounds of :func:`weight_bound`).
+    direct : bool
+        Allow wires from the inputs to the top gate.
+    symmetry : bool or iterable of {"complement", "order"}
+        Symmetry breaking (default all).
+    time_limit : float
+        Seconds for the solver.
+    num_workers : int
+        CP-SAT threads.
+    seed : int
+        CP-SAT random seed.
+    _solve : callable, optional
+        Test hook replacing the solver call (a planted wrong answer must be caught).
     """
     t, n = _table(truth_table, max_bits=MAX_SYNTH_BITS, what="least_depth2")
     s = check_n_bits(size, name="size", minimum=1, maximum=64)
@@ -362,6 +395,10 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         circuit with the plain model (no symmetry breaking, ``|w| <= quick_weight``) for at most
         ``quick_time`` seconds, then go on with the complete model (None: off).  A found circuit
         settles s (existence needs no weight bound); a "no" there is discarded, never claimed.
+    cross_check : bool
+        Check every infeasibility claim against the exhaustive enumerator where it finishes.
+    _solve : callable, optional
+        Test hook replacing the solver call (see :func:`decide_depth2`).
 
     Examples
     --------
@@ -488,7 +525,7 @@ PATERSON_PLANES = ((1, 1, 1, -3, -3, -6), (3, 3, 3, 1, 1, -4), (2, 2, 2, -3, -3,
 
 
 def sliced_edges(planes, n: int) -> int:
-    """Number of edges of Q_n cut by at least one hyperplane ``a . x = b`` (±1 coordinates).
+    """Number of edges of Q_n cut by at least one hyperplane ``a·x = b`` (±1 coordinates).
 
     ``planes`` is a sequence of ``a`` (through the origin) or ``(a, b)`` pairs; an edge is cut when
     its endpoints lie strictly on different sides.  Exact integer arithmetic.

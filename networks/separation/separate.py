@@ -114,7 +114,7 @@ def floor_j(width: int) -> int:
 
 def ip_floor(n: int, width: int) -> float:
     """ρ of the explicit depth-2 IP_j net of at most ``width`` units against IP_n: 2^{j−n},
-    j = min(n, :func:`floor_j`(width)); 2^{-n} (the constant 0) at width 0."""
+    j = min(n, j(width)) with j(width) from :func:`floor_j`; 2^{-n} (the constant 0) at width 0."""
     return 2.0 ** (min(n, floor_j(width)) - n)
 
 
