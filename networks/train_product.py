@@ -55,7 +55,7 @@ from networks.reduction._common import depth2_parts
 from networks.reduction.product import (_activation_code, check_table_memory, depth3_parts,
                                         depth3_pass, product_support)
 from networks.sigma import DenseLayer, SigmaNetwork
-from networks.train import TrainResult
+from networks.train import DIVERGED_FACTOR, TrainResult, _finite  # one divergence rule
 
 __all__ = ["train_product", "product_loss_and_gradient", "refit_output_layer",
            "training_memory_bytes", "check_training_memory", "PRECISIONS", "DIVERGED_FACTOR"]
@@ -658,26 +658,6 @@ def _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch, firs
         acc += loss_b * k.size
         adam(grads)
     return acc / order.size
-
-
-#: A loss this many times the first one means the run diverged (Adam never recovers from it).
-DIVERGED_FACTOR = 1e6
-
-
-def _finite(loss, epoch, lr, first=None):
-    """Stop a diverging run: a non-finite loss, or (``first`` = [the run's first loss]) a loss
-    above DIVERGED_FACTOR times the first."""
-    if not math.isfinite(loss):
-        raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
-                                  f"(now {lr}) or set weight_bound")
-    if first is not None:
-        if not first:
-            first.append(loss)
-        elif first[0] > 0 and loss > DIVERGED_FACTOR * first[0]:
-            raise InvalidNetworkError(
-                f"training diverged at epoch {epoch}: loss {loss:.3g} is more than "
-                f"{DIVERGED_FACTOR:.0e} times the first loss {first[0]:.3g}; lower lr (now {lr}) "
-                f"or set weight_bound")
 
 
 def refit_output_layer(network, instance, *, activation=None, targets=None) -> SigmaNetwork:
