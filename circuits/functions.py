@@ -13,7 +13,7 @@ import numpy as np
 from circuits import _kernels
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.hypercube import check_exhaustive, check_n_bits, index_of, split_index, MAX_STREAM_BITS
-from circuits.threshold import as_int64_array, INT64_MAX
+from circuits.threshold import as_int64_array, preactivation_bound
 
 __all__ = [
     "BooleanFunction", "InnerProductMod2", "Parity", "Majority", "And", "Or",
@@ -224,8 +224,8 @@ class ThresholdFunction(BooleanFunction):
         self.weights = as_int64_array(weights, name="weights", ndim=1)
         self.threshold = int(as_int64_array([threshold], name="threshold")[0])
         self.n_inputs = check_n_bits(self.weights.shape[0], name="len(weights)", minimum=1)
-        if int(np.abs(self.weights).sum()) + abs(self.threshold) > INT64_MAX:
-            raise InvalidCircuitError("threshold function: sum |w| + |t| exceeds int64")
+        preactivation_bound(self.weights.reshape(1, -1), np.array([self.threshold], dtype=np.int64),
+                            where="threshold function: ")
 
     def _spec(self):
         return (_kernels.KIND_LINEAR, np.concatenate([[self.threshold], self.weights]).astype(np.int64),

@@ -40,7 +40,7 @@ import numpy as np
 
 from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
-from circuits.threshold import INT64_MAX, ThresholdCircuit, ThresholdLayer
+from circuits.threshold import ThresholdCircuit, ThresholdLayer, preactivation_bound
 
 __all__ = ["GATE_TYPES", "DagGate", "DagCircuit"]
 
@@ -146,10 +146,7 @@ class DagGate:
                                           f"{threshold!r}")
             weights = tuple(int(w) for w in weights)
             threshold = int(threshold)
-            bound = sum(abs(w) for w in weights) + abs(threshold)
-            if bound > INT64_MAX:
-                raise InvalidCircuitError(f"gate {name!r}: pre-activation bound {bound} exceeds int64; "
-                                          f"scale the weights down")
+            preactivation_bound([weights], [threshold], where=f"gate {name!r}: ")
         elif weights is not None or threshold is not None:
             raise InvalidCircuitError(f"gate {name!r}: weights/threshold are implied by type {kind}; "
                                       f"use type 'THR' for custom weights")

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from circuits.threshold import INT64_MAX
-from circuits.utils.errors import DepthsepError
+from circuits.threshold import preactivation_bound
+from circuits.utils.errors import DepthsepError, InvalidCircuitError
 
 __all__ = ["Summability"]
 
@@ -43,7 +43,9 @@ class Summability(NamedTuple):
 # --------------------------------------------------------------------------- exact checks
 def _verify_weights(Z: np.ndarray, y: np.ndarray, w: "list[int]", t: int) -> bool:
     """Exactly check ``y == [Z w >= t]`` (bound in Python ints, then int64 products)."""
-    if sum(abs(v) for v in w) + abs(t) > INT64_MAX:
+    try:
+        preactivation_bound([w], [t])
+    except InvalidCircuitError:
         return False
     if Z.shape[1] == 0:
         return bool(np.all(y == (0 >= t)))
