@@ -290,7 +290,7 @@ def build(circuit, mask_bits=LB):
     lo, mlen, cbase, WhT = [], [], [], np.zeros((max(N - LB, 0), g1), dtype=np.int64)
     W1 = np.zeros((g1, N), dtype=np.int64)
     sub = np.zeros((n_sub, g1), dtype=np.int64)
-    for j, (row, t) in enumerate(l1.gates):
+    for row, t in l1.gates:        # Python ints first: every bound is decided before an array
         tot = sum(abs(v) for v in row)
         if (2 * tot + 2).bit_length() > MAX_K:
             raise NotApplicable(f"a layer-1 gate has sum |w| = {tot}, too large for int64 "
@@ -300,6 +300,11 @@ def build(circuit, mask_bits=LB):
         lo.append(lo_j)
         mlen.append(hi_j - lo_j + 2)
         cbase.append(t - lo_j)
+    table_bytes = (sum(mlen) + 1) * mw * 8
+    if table_bytes.bit_length() > MAX_K:
+        raise NotApplicable(f"the layer-1 mask table would take {table_bytes} bytes, too large "
+                            f"for int64 index arithmetic")
+    for j, (row, t) in enumerate(l1.gates):
         W1[j] = row
         if N > LB:
             WhT[:, j] = row[LB:]

@@ -100,3 +100,19 @@ def test_single_gate_near_the_limit_is_exact_with_every_kernel(w, t, kernel):
     f = C.ThresholdFunction(w, t)
     got = run_or_not_applicable(lambda k: C.count_disagreements(zero, f, kernel=k).count, kernel)
     assert got in (None, sum(truth))
+
+
+def test_bit_sliced_plan_decides_not_applicable_before_filling_int64_arrays():
+    # each layer-1 gate passes the per-gate bound, but their mask table together would need
+    # more than 2^62 bytes: the plan must say "not applicable" (it raised OverflowError)
+    c = C.ThresholdCircuit([C.ThresholdLayer([[2 ** 60, 1, 3], [2 ** 60, -1, 2], [-(2 ** 60), 5, 1]],
+                                             [1, 0, -2]),
+                            C.ThresholdLayer([[1, 1, -1]], [1])])
+    truth = circuit_table(layers_of(c), c.n_inputs)
+    plan = C.kernel_plan(c)
+    assert plan.kernel == "lowhigh" and "mask table" in plan.reason
+    assert C.truth_table(c).tolist() == truth
+    assert C.count_ones(c) == sum(truth)
+    for kernel in ("bitsliced", "fused"):
+        with pytest.raises(InvalidCircuitError, match="does not apply"):
+            C.count_ones(c, kernel=kernel)
