@@ -381,19 +381,20 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
     from circuits.functions import as_truth_table
     from circuits.utils.errors import InvalidCircuitError
 
+    from circuits.utils.safe_read import load_npy, read_regular_file
+
     path = Path(path)
     where = f"{path}: "
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise InvalidCircuitError(f"{where}file has {size} bytes, above max_bytes={max_bytes}; pass a "
-                                  f"larger max_bytes if the file is trusted")
+    # a FIFO, device or directory is refused before opening; at most max_bytes are read
+    raw = read_regular_file(path, error=InvalidCircuitError, max_bytes=max_bytes,
+                            what="truth-table file")
     suffix = path.suffix.lower()
     try:
-        if suffix == ".npy":
-            values = np.load(path, allow_pickle=False)
+        if suffix == ".npy":            # header (dtype, shape) checked before the data is read
+            values = load_npy(raw, where=where, error=InvalidCircuitError, max_bytes=max_bytes)
         elif suffix == ".json":
             from circuits.utils.documents import parse_document
-            doc = parse_document(path.read_bytes(), where=where, error=InvalidCircuitError,
+            doc = parse_document(raw, where=where, error=InvalidCircuitError,
                                  max_values=max_bytes)
             if isinstance(doc, dict):
                 if "truth_table" not in doc:
@@ -401,15 +402,26 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
                 doc = doc["truth_table"]
             if not isinstance(doc, list):
                 raise ValueError(f"expected a list of 0/1, got {type(doc).__name__}")
-            values = np.asarray(doc)
+            # every entry a JSON 0/1 (or true/false) before numpy sees the list: strings or
+            # nested lists would become arrays far larger than the file
+            for k, v in enumerate(doc):
+                if not (isinstance(v, (bool, int, float)) and v in (0, 1)):
+                    text = repr(v)
+                    raise ValueError(f"entry {k} is {text[:40] + ('...' if len(text) > 40 else '')}"
+                                     f"; a truth table holds only 0 and 1")
+            values = np.array([int(v) for v in doc], dtype=np.uint8)
         else:
-            text = path.read_text(encoding="utf-8")
-            chars = [ch for ch in text if not (ch.isspace() or ch == ",")]
-            bad = next((ch for ch in chars if ch not in "01"), None)
-            if bad is not None:
+            raw.decode("utf-8")         # UnicodeDecodeError: reported below
+            b = np.frombuffer(raw, dtype=np.uint8)
+            skip = np.isin(b, np.frombuffer(b" \t\n\r\x0b\x0c,", dtype=np.uint8))
+            digits = b[~skip]
+            bad = np.flatnonzero((digits != 0x30) & (digits != 0x31))
+            if bad.size:
+                pos = int(np.flatnonzero(~skip)[bad[0]])
+                ch = raw[pos:pos + 4].decode("utf-8", errors="replace")[:1]
                 raise ValueError(f"a text truth table holds only the characters 0 and 1 (whitespace "
-                                 f"and commas are ignored), found {bad!r}")
-            values = np.frombuffer("".join(chars).encode("ascii"), dtype=np.uint8) - ord("0")
+                                 f"and commas are ignored), found {ch!r} at byte {pos}")
+            values = digits - ord("0")
         return as_truth_table(values, name=f"{path.name}")
     except InvalidCircuitError:
         raise

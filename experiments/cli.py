@@ -241,14 +241,28 @@ def _file_parser(command: str):
     return p
 
 
+def _existing_regular_file(path) -> Path:
+    """``Path(path)`` if it is a regular file; "no such file" only when nothing is there, and a
+    directory, FIFO or device is named as such (refused before anything opens it)."""
+    from circuits.utils.errors import InvalidArgumentError
+    from circuits.utils.safe_read import check_regular_file
+
+    p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        raise FileNotFoundError(f"no such file: {p}")
+    try:
+        check_regular_file(p, error=InvalidArgumentError)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such file: {p} (a broken symbolic link)") from None
+    return p
+
+
 def _load_function_file(path: str):
     """A circuit (JSON document) or a truth table from ``path``."""
     from circuits.io import load_truth_table
     from circuits.utils.files import read_json
 
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no such file: {p}")
+    p = _existing_regular_file(path)
     if p.suffix.lower() == ".json":
         doc = read_json(p)
         if isinstance(doc, dict) and doc.get("format") == "depthsep.circuit":
@@ -348,9 +362,7 @@ def _cmd_spectrum(args) -> tuple:
 def _cmd_info(args) -> tuple:
     from circuits.utils.files import read_json
 
-    p = Path(args.file)
-    if not p.is_file():
-        raise FileNotFoundError(f"no such file: {p}")
+    p = _existing_regular_file(args.file)
     if p.suffix.lower() in (".npz", ".safetensors"):
         from networks.interop import load_state_dict
         from networks.sigma import SigmaNetwork

@@ -199,14 +199,22 @@ def to_state_dict(net: SigmaNetwork) -> dict:
     return out
 
 
-def load_state_dict(path) -> dict:
+#: Default limit of :func:`load_state_dict`: file bytes, and the arrays' uncompressed bytes.
+MAX_STATE_BYTES = 1 << 30
+
+
+def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
     """Read a mapping of arrays from an ``.npz`` or ``.safetensors`` file.
 
     Parameters
     ----------
     path : str or Path
-        ``.npz`` files are read with ``allow_pickle=False``; ``.safetensors`` files need the
-        ``safetensors`` package (``pip install safetensors``).
+        ``.npz`` files are read without pickle, every size decided before an array is
+        allocated (zip directory, then each ``.npy`` header: see
+        :mod:`circuits.utils.safe_read`); ``.safetensors`` files need the ``safetensors``
+        package (``pip install safetensors``).
+    max_bytes : int
+        Refuse a larger file, or arrays declaring more uncompressed bytes in all.
 
     Returns
     -------
@@ -215,31 +223,33 @@ def load_state_dict(path) -> dict:
     Raises
     ------
     InvalidNetworkError
-        Unknown suffix or unreadable content.
+        Unknown suffix, not a regular file (FIFO, device, directory: refused before opening),
+        too large, or unreadable content; the message names the file (and the member).
     MissingDependencyError
         A ``.safetensors`` file without the safetensors package.
     FileNotFoundError
         If the file does not exist.
     """
+    from circuits.utils.safe_read import load_npz, read_regular_file
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise FileNotFoundError(f"no weights file at {path}")
     suffix = path.suffix.lower()
-    if suffix == ".npz":
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                return {k: np.array(data[k]) for k in data.files}
-        except (ValueError, OSError) as exc:
-            raise InvalidNetworkError(f"{path}: not a readable .npz file ({exc})") from None
+    if suffix not in (".npz", ".safetensors"):
+        raise InvalidNetworkError(
+            f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+        )
     if suffix == ".safetensors":
         st = _safetensors_numpy()
-        try:
-            return dict(st.load_file(str(path)))
-        except Exception as exc:  # safetensors raises its own error types
-            raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
-    raise InvalidNetworkError(
-        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
-    )
+    raw = read_regular_file(path, error=InvalidNetworkError, max_bytes=max_bytes,
+                            what="weights file")
+    if suffix == ".npz":
+        return load_npz(raw, where=f"{path}: ", error=InvalidNetworkError, max_bytes=max_bytes)
+    try:
+        return dict(st.load(raw))
+    except Exception as exc:  # safetensors raises its own error types
+        raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
 
 
 def save_state_dict(net_or_state, path) -> Path:

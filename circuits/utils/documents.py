@@ -75,23 +75,12 @@ def read_document(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BY
     """
     from circuits.utils.validation import check_int
     max_bytes = check_int(max_bytes, name="max_bytes", minimum=1)
+    from circuits.utils.safe_read import read_regular_file
     path = Path(path)
     where = f"{path}: "
-    st = path.stat()                      # FileNotFoundError passes through, as documented
-    import stat as _stat
-    if _stat.S_ISDIR(st.st_mode):
-        raise error(f"{where}is a directory, not a document file")
-    if st.st_size > max_bytes:
-        raise error(f"{where}file has {st.st_size:,} bytes, above max_bytes={max_bytes:,}; pass "
-                    f"a larger max_bytes if the file is trusted")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise error(f"{where}cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > max_bytes:
-        raise error(f"{where}more than max_bytes={max_bytes:,} bytes (the file grew while being "
-                    f"read, or is not a regular file); pass a larger max_bytes if it is trusted")
+    # not a regular file (FIFO, device, directory): refused before opening; size from stat,
+    # then a read capped at max_bytes + 1 (FileNotFoundError passes through, as documented)
+    raw = read_regular_file(path, error=error, max_bytes=max_bytes, what="document file")
     return parse_document(raw, where=where, error=error, max_depth=max_depth,
                           max_values=max_values)
 
