@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -500,8 +501,20 @@ def main(argv=None) -> int:
         return 2
     except (DepthsepError, OSError) as exc:
         # bad input (depthsep's own error family) and unreadable files: a message, not a
-        # traceback; anything else is a bug and keeps its traceback
+        # traceback
         _err(f"depthsep {command}: error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        # Ctrl-C: one line and the shell's convention 128 + SIGINT, no traceback
+        _err(f"depthsep {command}: interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last-resort handler of the command line
+        # anything else is a bug: one line naming it (DEPTHSEP_TRACEBACK=1 shows the traceback)
+        if os.environ.get("DEPTHSEP_TRACEBACK"):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        _err(f"depthsep {command}: internal error: {type(exc).__name__}: {first} (please report "
+             f"it; DEPTHSEP_TRACEBACK=1 shows the traceback)")
         return 1
 
 

@@ -230,3 +230,41 @@ def test_cli_file_commands_refuse_a_fifo(argv, fifo, capsys):
         [a.format(f=p) for a in argv])), 10.0)
     assert done and exc is None and box["rc"] == 1
     assert "FIFO" in capsys.readouterr().err
+
+
+def test_cli_last_resort_handler_is_one_line_exit_1(tmp_path, capsys, monkeypatch):
+    import experiments.cli as cli
+
+    def boom(args):
+        raise RuntimeError("an unexpected bug\nwith a second line")
+
+    monkeypatch.setitem(cli._FILE_HANDLERS, "info", boom)
+    p = tmp_path / "x.json"
+    p.write_text("{}")
+    rc, out, err = _cli(["info", str(p)], capsys)
+    assert rc == 1 and "Traceback" not in err and "RuntimeError" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_ctrl_c_is_one_line_exit_130(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = tmp_path / "x.json"
+    p.write_text("{}")
+    code = ("import sys, time, experiments.cli as c\n"
+            "def slow(args):\n    print('ready', flush=True); time.sleep(60)\n"
+            "c._FILE_HANDLERS['info'] = slow\n"
+            f"sys.exit(c.main(['info', {str(p)!r}]))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(root),
+                            env=dict(os.environ, PYTHONPATH=str(root)))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.strip() == "depthsep info: interrupted"
