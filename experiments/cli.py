@@ -167,29 +167,53 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
             kept = False
         else:
             kept = True
-        start = time.time()
-        with contextlib.redirect_stdout(sys.stderr):
+        from circuits.utils.files import record_writes
+
+        with record_writes() as written, contextlib.redirect_stdout(sys.stderr):
             rc = _call_main(entry, argv)
-        files = {}
-        root = Path(out)
-        if root.is_dir():
-            for path in sorted(root.rglob("*.json")):
-                if path.stat().st_mtime >= start - 1.0:
-                    try:
-                        files[str(path.relative_to(root))] = json.loads(path.read_text("utf-8"))
-                    except ValueError as exc:
-                        files[str(path.relative_to(root))] = {"unreadable": str(exc)}
+        files = _written_json_files(Path(out), written)
         _emit(
             {
                 "command": command,
                 "module": module.__name__,
                 "argv": argv,
                 "exit_code": rc,
-                "out": str(root) if kept else None,
+                "out": str(Path(out)) if kept else None,
                 "files": files,
             }
         )
     return rc
+
+
+def _written_json_files(root: Path, written: dict) -> dict:
+    """``{relative path: parsed JSON}`` of the ``*.json`` files under ``root`` that this run
+    wrote (recorded by the atomic writers), each still the same regular file (no symlink, same
+    inode): nothing else under ``root`` is ever printed."""
+    import stat as _stat
+
+    from circuits.utils.files import read_json
+
+    files = {}
+    try:
+        base = root.resolve()
+    except OSError:
+        return files
+    for name in sorted(written):
+        path = Path(name)
+        if path.suffix != ".json":
+            continue
+        try:
+            rel = path.parent.resolve().relative_to(base) / path.name
+            st = os.stat(path, follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if not _stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != written[name]:
+            continue
+        try:
+            files[str(rel)] = read_json(path)
+        except (ValueError, OSError) as exc:
+            files[str(rel)] = {"unreadable": str(exc)}
+    return files
 
 
 def _call_main(entry, argv: list) -> int:

@@ -268,3 +268,18 @@ def test_cli_ctrl_c_is_one_line_exit_130(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert err.strip() == "depthsep info: interrupted"
+
+
+def test_cli_json_prints_only_the_files_this_run_wrote(tmp_path, capsys):
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"secret": "do not print"}))
+    os.chmod(secret, 0o600)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "linked.json").symlink_to(secret)               # fresh mtime, outside --out
+    (out / "other.json").write_text(json.dumps({"not": "ours"}))   # written just now, not by us
+    rc, text, err = _cli(["--json", "ip-demo", "--n-max", "1", f"--out={out}"], capsys)
+    assert rc == 0, err
+    rec = json.loads(text)
+    assert set(rec["files"]) == {"ip_demo.json"}
+    assert "do not print" not in text and '"ours"' not in text

@@ -14,18 +14,48 @@ is gone, and any of our temporary files older than a day.  A concurrent writer's
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["write_json_atomic", "write_bytes_atomic", "to_jsonable", "read_json", "savefig_atomic",
-           "clean_stale_temp_files"]
+           "clean_stale_temp_files", "record_writes"]
+
+#: Open :func:`record_writes` blocks: each a dict {absolute path: (st_dev, st_ino)}.
+_RECORDERS: list = []
+_RECORDERS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def record_writes():
+    """Collect the files the atomic writers of this process write inside the block.
+
+    Yields a dict ``{absolute path: (st_dev, st_ino)}`` filled as files are written (from any
+    thread); the identity lets a reader check that the file it opens later is the one written
+    (not a symlink or another file put there since).
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d, record_writes() as written:
+    ...     _ = write_json_atomic(os.path.join(d, "a.json"), {"x": 1})
+    ...     sorted(os.path.basename(p) for p in written)
+    ['a.json']
+    """
+    written: dict = {}
+    with _RECORDERS_LOCK:
+        _RECORDERS.append(written)
+    try:
+        yield written
+    finally:
+        with _RECORDERS_LOCK:
+            _RECORDERS.remove(written)
 
 
 def to_jsonable(obj):
@@ -157,6 +187,14 @@ def write_bytes_atomic(path, data: bytes) -> Path:
         except OSError:
             pass
         raise
+    if _RECORDERS:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return path
+        with _RECORDERS_LOCK:
+            for written in _RECORDERS:
+                written[os.path.abspath(path)] = (st.st_dev, st.st_ino)
     return path
 
 
