@@ -7,9 +7,11 @@ into place with ``os.replace``, so an interrupted run never leaves a half-writte
 Results get the permissions of any other new file (``0666 & ~umask``, so 0644 under the usual
 umask 022; an existing file keeps its mode).  The temporary file is ``.NAME.PID-XXXXXXXX.tmp``;
 a process killed between creating and renaming it (SIGKILL, power loss) leaves it behind, and
-the next atomic write to the same directory removes such leftovers: those whose writer process
-is gone, and any of our temporary files older than a day.  A concurrent writer's temporary file
-(its process is alive) is never touched.
+the next atomic write to the same directory removes such leftovers *by age only*: our
+temporary files older than a day.  The PID in the name is never used to decide (a writer in
+another PID namespace, e.g. a container sharing the directory, looks dead from here), so a
+concurrent writer's temporary file is never touched.  Runs that write a whole output directory
+also lock it (:func:`circuits.utils.cli.check_output_dir`).
 """
 
 from __future__ import annotations
@@ -117,24 +119,13 @@ def _umask() -> int:
     return mask
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True          # exists (another user's process), or we cannot tell: keep
-    return True
-
-
 def clean_stale_temp_files(directory, *, now: "float | None" = None) -> list:
     """Remove our leftover temporary files in ``directory``; returns the paths removed.
 
-    A file is removed if it matches ``.NAME.PID-XXXXXXXX.tmp`` and either no process ``PID``
-    runs on this machine, or it is older than a day.  Files being written by a live process
-    (including this one) are kept.  Errors (a file removed meanwhile, no permission) are ignored.
+    A file is removed if it matches ``.NAME.PID-XXXXXXXX.tmp`` and was last modified more than
+    a day ago: by age only, never because process ``PID`` seems gone (PID namespaces make that
+    test wrong for a live writer in a container).  Errors (a file removed meanwhile, no
+    permission) are ignored.
     """
     now = time.time() if now is None else now
     removed = []
@@ -150,8 +141,7 @@ def clean_stale_temp_files(directory, *, now: "float | None" = None) -> list:
             if not entry.is_file(follow_symlinks=False):
                 continue
             age = now - entry.stat(follow_symlinks=False).st_mtime
-            pid = int(m.group(1))
-            if age > _STALE_SECONDS or (pid != os.getpid() and not _pid_alive(pid)):
+            if age > _STALE_SECONDS:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
         except OSError:
