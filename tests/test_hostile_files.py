@@ -283,3 +283,10 @@ def test_cli_json_prints_only_the_files_this_run_wrote(tmp_path, capsys):
     rec = json.loads(text)
     assert set(rec["files"]) == {"ip_demo.json"}
     assert "do not print" not in text and '"ours"' not in text
+
+
+def test_cli_info_names_the_file_and_the_field_of_a_bad_state_dict(tmp_path, capsys):
+    p = tmp_path / "w.npz"
+    np.savez(p, **{"0.weight": np.array([["a", "b"]]), "0.bias": np.array(["x"])})
+    rc, out, err = _cli(["info", str(p)], capsys)
+    assert rc == 1 and str(p) in err and "0.weight" in err
