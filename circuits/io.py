@@ -409,7 +409,7 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
                     text = repr(v)
                     raise ValueError(f"entry {k} is {text[:40] + ('...' if len(text) > 40 else '')}"
                                      f"; a truth table holds only 0 and 1")
-            values = np.array([int(v) for v in doc], dtype=np.uint8)
+            values = np.fromiter((int(v) for v in doc), dtype=np.uint8, count=len(doc))
         else:
             raw.decode("utf-8")         # UnicodeDecodeError: reported below
             b = np.frombuffer(raw, dtype=np.uint8)

@@ -21,6 +21,9 @@ from tests.naive import circuit_table
 
 KERNELS = ["lowhigh", "bitsliced", "fused", "auto"]
 LONG_CASES = int(os.environ.get("DEPTHSEP_FUZZ_CASES", "10000"))
+#: kernel="fused" compiles one kernel per distinct circuit (about a second each, and compiled
+#: code is never freed within a process): its long profile runs 1/20 of the cases.
+FUSED_LONG_CASES = int(os.environ.get("DEPTHSEP_FUZZ_FUSED_CASES", str(max(1, LONG_CASES // 20))))
 
 
 # ------------------------------------------------------------------ random circuits
@@ -112,9 +115,10 @@ def test_fuzz_circuits_fast(kernel):
 @pytest.mark.slow
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_fuzz_circuits_long(kernel):
+    n = FUSED_LONG_CASES if kernel == "fused" else LONG_CASES
     t0 = time.perf_counter()
-    out = _run_circuits(range(1000, 1000 + LONG_CASES), kernel)
-    print(f"\ncircuit fuzz kernel={kernel}: {LONG_CASES} cases, {out}, "
+    out = _run_circuits(range(1000, 1000 + n), kernel)
+    print(f"\ncircuit fuzz kernel={kernel}: {n} cases, {out}, "
           f"{time.perf_counter() - t0:.1f} s")
 
 
