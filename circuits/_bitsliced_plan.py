@@ -290,7 +290,7 @@ def build(circuit, mask_bits=LB):
     lo, mlen, cbase, WhT = [], [], [], np.zeros((max(N - LB, 0), g1), dtype=np.int64)
     W1 = np.zeros((g1, N), dtype=np.int64)
     sub = np.zeros((n_sub, g1), dtype=np.int64)
-    for row, t in l1.gates:        # Python ints first: every bound is decided before an array
+    for j, (row, t) in enumerate(l1.gates):
         tot = sum(abs(v) for v in row)
         if (2 * tot + 2).bit_length() > MAX_K:
             raise NotApplicable(f"a layer-1 gate has sum |w| = {tot}, too large for int64 "
@@ -300,17 +300,17 @@ def build(circuit, mask_bits=LB):
         lo.append(lo_j)
         mlen.append(hi_j - lo_j + 2)
         cbase.append(t - lo_j)
-    table_bytes = (sum(mlen) + 1) * mw * 8
-    if table_bytes.bit_length() > MAX_K:
-        raise NotApplicable(f"the layer-1 mask table would take {table_bytes} bytes, too large "
-                            f"for int64 index arithmetic")
-    for j, (row, t) in enumerate(l1.gates):
         W1[j] = row
         if N > LB:
             WhT[:, j] = row[LB:]
         for sv in range(n_sub):
             sub[sv, j] = sum(row[i] for i in range(Lm, L1) if (sv >> (i - mask_bits)) & 1)
     n_masks = sum(mlen) + 1
+    # the mask offsets (and the table's length in words) are int64 array entries: decide from the
+    # exact Python-int total, before filling any array, that they fit below 2^MAX_K
+    if ((n_masks * mw) * 8).bit_length() > MAX_K:
+        raise NotApplicable(f"the layer-1 mask table would hold {n_masks * mw} words, too large "
+                            f"for int64 index arithmetic")
     plan = Plan()
     plan.code = None
     plan.interp = None

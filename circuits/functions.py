@@ -224,8 +224,8 @@ class ThresholdFunction(BooleanFunction):
         self.weights = as_int64_array(weights, name="weights", ndim=1)
         self.threshold = int(as_int64_array([threshold], name="threshold")[0])
         self.n_inputs = check_n_bits(self.weights.shape[0], name="len(weights)", minimum=1)
-        preactivation_bound(self.weights.reshape(1, -1), np.array([self.threshold], dtype=np.int64),
-                            where="threshold function: ")
+        preactivation_bound(self.weights, self.threshold,
+                            what="threshold function: sum |w| + |t| =")
 
     def _spec(self):
         return (_kernels.KIND_LINEAR, np.concatenate([[self.threshold], self.weights]).astype(np.int64),

@@ -146,7 +146,7 @@ class DagGate:
                                           f"{threshold!r}")
             weights = tuple(int(w) for w in weights)
             threshold = int(threshold)
-            preactivation_bound([weights], [threshold], where=f"gate {name!r}: ")
+            preactivation_bound(weights, threshold, what=f"gate {name!r}: pre-activation bound")
         elif weights is not None or threshold is not None:
             raise InvalidCircuitError(f"gate {name!r}: weights/threshold are implied by type {kind}; "
                                       f"use type 'THR' for custom weights")

@@ -381,17 +381,15 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
     from circuits.functions import as_truth_table
     from circuits.utils.errors import InvalidCircuitError
 
-    from circuits.utils.safe_read import load_npy, read_regular_file
+    from circuits.utils.documents import read_regular_file
 
     path = Path(path)
     where = f"{path}: "
-    # a FIFO, device or directory is refused before opening; at most max_bytes are read
-    raw = read_regular_file(path, error=InvalidCircuitError, max_bytes=max_bytes,
-                            what="truth-table file")
+    raw = read_regular_file(path, error=InvalidCircuitError, max_bytes=max_bytes)
     suffix = path.suffix.lower()
     try:
-        if suffix == ".npy":            # header (dtype, shape) checked before the data is read
-            values = load_npy(raw, where=where, error=InvalidCircuitError, max_bytes=max_bytes)
+        if suffix == ".npy":
+            values = read_npy_bytes(raw, where=where, error=InvalidCircuitError)
         elif suffix == ".json":
             from circuits.utils.documents import parse_document
             doc = parse_document(raw, where=where, error=InvalidCircuitError,
@@ -402,28 +400,67 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
                 doc = doc["truth_table"]
             if not isinstance(doc, list):
                 raise ValueError(f"expected a list of 0/1, got {type(doc).__name__}")
-            # every entry a JSON 0/1 (or true/false) before numpy sees the list: strings or
-            # nested lists would become arrays far larger than the file
-            for k, v in enumerate(doc):
-                if not (isinstance(v, (bool, int, float)) and v in (0, 1)):
-                    text = repr(v)
-                    raise ValueError(f"entry {k} is {text[:40] + ('...' if len(text) > 40 else '')}"
-                                     f"; a truth table holds only 0 and 1")
+            # entries checked in Python before numpy sees them: a list mixing a long string
+            # with many short values would otherwise become a huge fixed-width string array
+            bad = next((k for k, v in enumerate(doc) if type(v) not in (int, bool)
+                        or v not in (0, 1)), None)
+            if bad is not None:
+                raise ValueError(f"truth_table[{bad}] = {_short(doc[bad])} is not 0 or 1")
             values = np.fromiter((int(v) for v in doc), dtype=np.uint8, count=len(doc))
         else:
-            raw.decode("utf-8")         # UnicodeDecodeError: reported below
-            b = np.frombuffer(raw, dtype=np.uint8)
-            skip = np.isin(b, np.frombuffer(b" \t\n\r\x0b\x0c,", dtype=np.uint8))
-            digits = b[~skip]
-            bad = np.flatnonzero((digits != 0x30) & (digits != 0x31))
-            if bad.size:
-                pos = int(np.flatnonzero(~skip)[bad[0]])
-                ch = raw[pos:pos + 4].decode("utf-8", errors="replace")[:1]
+            text = raw.decode("utf-8")
+            chars = [ch for ch in text if not (ch.isspace() or ch == ",")]
+            bad = next((ch for ch in chars if ch not in "01"), None)
+            if bad is not None:
                 raise ValueError(f"a text truth table holds only the characters 0 and 1 (whitespace "
-                                 f"and commas are ignored), found {ch!r} at byte {pos}")
-            values = digits - ord("0")
+                                 f"and commas are ignored), found {bad!r}")
+            values = np.frombuffer("".join(chars).encode("ascii"), dtype=np.uint8) - ord("0")
         return as_truth_table(values, name=f"{path.name}")
     except InvalidCircuitError:
         raise
-    except (ValueError, UnicodeDecodeError, EOFError, TypeError) as exc:
-        raise InvalidCircuitError(f"{where}not a truth table ({exc})") from None
+    except (ValueError, UnicodeDecodeError, EOFError, TypeError, OverflowError,
+            MemoryError) as exc:
+        raise InvalidCircuitError(f"{where}not a truth table ({type(exc).__name__}: {exc})") \
+            from None
+
+
+def read_npy_bytes(raw: bytes, *, where: str, error, max_elements: "int | None" = None):
+    """The array in the ``.npy`` bytes ``raw``, its header checked before any allocation.
+
+    The declared shape and dtype must describe exactly the bytes present (no object dtype,
+    no pickles); a header declaring more data than the file holds is refused before numpy
+    allocates it.  Every problem raises ``error`` (message starting with ``where``).
+    """
+    import io as _pyio
+
+    import numpy as np
+    from numpy.lib import format as _npf
+
+    fh = _pyio.BytesIO(raw)
+    try:
+        version = _npf.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = _npf.read_array_header_1_0(fh, max_header_size=1 << 16)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = _npf.read_array_header_2_0(fh, max_header_size=1 << 16)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+    except Exception as exc:    # numpy raises ValueError, SyntaxError, TypeError, ... here
+        raise error(f"{where}not a .npy array (header: {type(exc).__name__}: {exc})") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise error(f"{where}.npy dtype {dtype} is not a plain numeric dtype")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    if max_elements is not None and count > max_elements:
+        raise error(f"{where}.npy declares {count:,} elements, above {max_elements:,}")
+    need = count * dtype.itemsize
+    have = len(raw) - fh.tell()
+    if need != have:
+        raise error(f"{where}.npy header declares shape {shape} of {dtype} ({need:,} bytes) but "
+                    f"the file holds {have:,} data bytes")
+    try:
+        arr = np.frombuffer(raw, dtype=dtype, count=count, offset=fh.tell())
+        return arr.reshape(shape, order="F" if fortran else "C").copy()
+    except (ValueError, TypeError, MemoryError) as exc:
+        raise error(f"{where}not a readable .npy array ({type(exc).__name__}: {exc})") from None

@@ -19,12 +19,9 @@ import numpy as np
 from circuits.utils.errors import InvalidCircuitError
 from circuits.hypercube import as_bit_rows
 
-__all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "INT64_MIN", "as_int64_array",
-           "preactivation_bound"]
+__all__ = ["ThresholdLayer", "ThresholdCircuit", "INT64_MAX", "as_int64_array", "preactivation_bound"]
 
 INT64_MAX = (1 << 63) - 1
-#: Refused as a weight or threshold: ``|-2^63|`` is not an int64, so no exact bound can hold it.
-INT64_MIN = -(1 << 63)
 
 
 def _holds_bool(values) -> bool:
@@ -92,10 +89,6 @@ def as_int64_array(values, *, name: str, ndim: "int | None" = None, shape=None) 
         arr = arr.astype(np.int64)
     else:
         raise InvalidCircuitError(f"{name} must be an integer array, got dtype {arr.dtype}")
-    if arr.size and int(arr.min()) == INT64_MIN:
-        raise InvalidCircuitError(f"{name} holds -2^63 (int64 min): |v| = 2^63 exceeds int64 "
-                                  f"(2^63 - 1); every weight and threshold must satisfy "
-                                  f"|v| <= 2^63 - 1: scale the weights down")
     if ndim is not None and arr.ndim != ndim:
         raise InvalidCircuitError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if shape is not None and arr.shape != tuple(shape):
@@ -121,72 +114,50 @@ def _one_threshold(value, name: str) -> np.ndarray:
     return as_int64_array(arr.reshape(1), name=name)
 
 
-def preactivation_bound(weights, thresholds, *, where: str = "") -> int:
-    """The one overflow rule for integer weights: ``max_j sum_i |w_ji| + |t_j|`` in Python ints.
+def preactivation_bound(weights, thresholds, *, what: str = "pre-activation bound") -> int:
+    """``max_j sum_i |w_ji| + |t_j|`` as an exact Python int; refuses a bound beyond int64.
 
-    Every class that holds integer weights (:class:`ThresholdLayer`, :class:`ThresholdCircuit`,
-    :class:`~circuits.functions.ThresholdFunction`, :class:`~circuits.graph.DagGate`, the LP
-    verifier) calls this, so the rule is stated once: each ``|w_ji|`` and ``|t_j|`` is at most
-    2^63 - 1 (int64 min is refused) and so is each gate's bound.  Below it no partial sum of
-    ``w . z`` and no ``w . z - t`` can leave int64, so the kernels are exact.
+    The one overflow rule of every class that holds integer weights (``ThresholdLayer``,
+    ``ThresholdFunction``, the gates of ``circuits.graph``): the kernels evaluate ``w . z - t``
+    in int64, which cannot wrap when this bound is at most 2^63 - 1.  ``weights`` is one row
+    (1-D) or one row per gate (2-D), ``thresholds`` one int or one per gate; int64 arrays or
+    Python ints.  An int64-min entry has ``|v| = 2^63`` and is therefore always refused.
 
-    Parameters
-    ----------
-    weights : 2-D int64 array or sequence of sequences of int
-        One row per gate.
-    thresholds : 1-D int64 array or sequence of int
-        One per gate.
-    where : str
-        Prefix for the error message (e.g. ``"gate 'g': "``).
+    Vectorised in uint64 when ``n_in * max|w| + max|t|`` (a Python-int upper bound on every row
+    sum) fits in int64, so no row sum can wrap; otherwise rows are summed with Python ints.
+    ``|v|`` is taken in uint64, where ``|-2^63| = 2^63`` is representable.
 
-    Returns
-    -------
-    int
-        The bound (a Python int at most 2^63 - 1).
-
-    Raises
-    ------
-    InvalidCircuitError
-        An entry is -2^63 or the bound exceeds 2^63 - 1.
-
-    Examples
-    --------
-    >>> preactivation_bound([[2, -3], [1, 1]], [1, 5])
-    7
+    >>> preactivation_bound([[2, -3]], [1])
+    6
+    >>> preactivation_bound([2**62, 2**62], 2**62)
+    Traceback (most recent call last):
+    ...
+    circuits.utils.errors.InvalidCircuitError: pre-activation bound 13835058055282163712 exceeds int64 (2^63 - 1 = 9223372036854775807); the kernels could overflow. Scale the weights and thresholds down
     """
-    if (isinstance(weights, np.ndarray) and weights.dtype == np.int64 and weights.ndim == 2
-            and weights.size and isinstance(thresholds, np.ndarray)
-            and thresholds.dtype == np.int64 and thresholds.shape == (weights.shape[0],)):
-        if int(weights.min()) == INT64_MIN or int(thresholds.min()) == INT64_MIN:
-            raise InvalidCircuitError(f"{where}a weight or threshold is -2^63 (int64 min): |v| = "
-                                      f"2^63 exceeds int64 (2^63 - 1); scale the weights down")
-        # Vectorised in uint64 when n_in * max|w| + max|t| (a Python-int upper bound on every
-        # row sum) fits in int64, so no row sum can wrap; otherwise rows are summed in Python ints.
+    if isinstance(weights, np.ndarray) and weights.dtype == np.int64 and weights.ndim == 2 \
+            and isinstance(thresholds, np.ndarray) and thresholds.dtype == np.int64 \
+            and weights.size:
         aw = np.abs(weights).view(np.uint64)
         at = np.abs(thresholds).view(np.uint64)
         crude = weights.shape[1] * int(aw.max()) + int(at.max())
         if crude <= INT64_MAX:
-            return int((aw.sum(axis=1, dtype=np.uint64) + at).max())
-        rows, ts = weights.tolist(), thresholds.tolist()
+            bound = int((aw.sum(axis=1, dtype=np.uint64) + at).max())
+        else:
+            bound = max(sum(abs(v) for v in row) + abs(t)
+                        for row, t in zip(weights.tolist(), thresholds.tolist()))
     else:
-        rows = [[int(v) for v in row] for row in weights]
-        ts = [int(t) for t in thresholds]
-        if len(rows) != len(ts):
-            raise InvalidCircuitError(f"{where}{len(rows)} weight rows for {len(ts)} thresholds")
-    for v in (v for row in rows for v in row):
-        if abs(v) > INT64_MAX:
-            raise InvalidCircuitError(f"{where}weight {v} is beyond int64 (|v| > 2^63 - 1); "
-                                      f"scale the weights down")
-    for v in ts:
-        if abs(v) > INT64_MAX:
-            raise InvalidCircuitError(f"{where}threshold {v} is beyond int64 (|t| > 2^63 - 1); "
-                                      f"scale the weights down")
-    bound = max((sum(abs(v) for v in row) + abs(t) for row, t in zip(rows, ts)), default=0)
+        rows = np.asarray(weights, dtype=object)
+        ts = np.asarray(thresholds, dtype=object).reshape(-1)
+        rows = rows.reshape(ts.shape[0], -1) if rows.size else rows.reshape(ts.shape[0], 0)
+        bound = max(sum(abs(int(v)) for v in row) + abs(int(t)) for row, t in zip(rows, ts))
     if bound > INT64_MAX:
         raise InvalidCircuitError(
-            f"{where}pre-activation bound {bound} (sum |w| + |t|) exceeds int64 (2^63 - 1 = "
-            f"{INT64_MAX}); the kernels could overflow. Scale the weights and thresholds down")
+            f"{what} {bound} exceeds int64 (2^63 - 1 = {INT64_MAX}); the kernels "
+            f"could overflow. Scale the weights and thresholds down")
     return bound
+
+
+_preactivation_bound = preactivation_bound
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,7 +197,7 @@ class ThresholdLayer:
         object.__setattr__(self, "thresholds",
                            as_int64_array(t, name="thresholds", shape=(w.shape[0],)))
         # computed once (the layer is immutable) and refused here if it could overflow int64
-        object.__setattr__(self, "_bound", preactivation_bound(w, self.thresholds))
+        object.__setattr__(self, "_bound", _preactivation_bound(w, self.thresholds))
 
     @property
     def n_gates(self) -> int:

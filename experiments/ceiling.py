@@ -12,6 +12,15 @@ row also has the error on fresh points of μ_τ (boxes around the support, ``--t
 memorisation and generalisation are told apart.  Depth 3: the exact construction of THEORY §3.2
 (widths n, n + 1), ρ = 1.
 
+What this experiment cannot show (read before the numbers): the §4.7 ceiling is **vacuous at
+every size run** (above 1 for n <= 12, so above every measured ρ), and the random-label control
+**cannot separate**: random labels are at least as hard as IP for every depth, so "IP = random
+for depth 2" is the expected outcome and says nothing about depth.  The experiment that can
+separate depth 2 from depth 3 is E23, ``depthsep separate`` (IP against MAJ∘AND, a target with
+the same AND layer, plus the exact depth-3 net and an explicit depth-2 floor).  Widths are the
+polynomial rules n, n², n³ (n³ for n <= 8): the old n·4^k rule reached 64n and memorised the
+4^n support points at n <= 5.
+
 Outputs in ``--out`` (default results/ceiling): ``ceiling.json`` (rows, settings, seeds, versions;
 written atomically) and ``ceiling.png`` (ρ against n).
 
@@ -35,6 +44,8 @@ if __package__ in (None, ""):                      # `python experiments/ceiling
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+
+from circuits.utils.cli import int_in_range
 
 FORMAT = "depthsep.experiments.ceiling"
 VERSION = 1
@@ -64,13 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-large", action="store_true",
                    help=f"allow n up to {MAX_N} (each epoch costs about 4^n·w operations)")
     p.add_argument("--widths", type=str, default=None,
-                   help="comma-separated widths for every n; default n, 4n, 16n, 64n")
+                   help="comma-separated widths for every n; default n, n^2, n^3 (n^3 for n <= 8)")
     p.add_argument("--activation", type=str, default="relu",
                    help=f"σ of the depth-2 nets: {', '.join(activation_names(aliases=True))}; "
                         f"default relu (heaviside/threshold: only the output layer learns)")
     p.add_argument("--seeds", type=int, default=1,
                    help="training runs per (n, width, labels); the best ρ is kept; default 1")
-    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); default 0")
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="base seed (code, labels, inits), 0..2^32-1; default 0")
     p.add_argument("--labels", type=str, default="ip,random",
                    help="label sets: ip, random or both (default ip,random)")
     p.add_argument("--epochs", type=int, default=300, help="max full-batch Adam epochs; default 300")
@@ -82,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="box radius of the held-out distribution μ_τ, in (0, 0.15]; default 0.1")
     p.add_argument("--heldout-points", type=int, default=4096,
                    help="fresh μ_τ points per network; default 4096")
-    p.add_argument("--out", type=Path, default=Path("results/ceiling"),
+    p.add_argument("--out", default="results/ceiling",
                    help="output directory; default results/ceiling")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
@@ -192,6 +204,9 @@ def table(record) -> str:
 
 
 def plot(record, path) -> Path:
+    """ρ against n on a linear axis (ρ <= 1), one colour per width rule, solid IP / dashed random
+    labels, the exact depth-3 net; the §4.7 ceilings (vacuous: far above 1) in a table below, so
+    they do not squash the measured ρ (issue 24)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -200,34 +215,51 @@ def plot(record, path) -> Path:
     from circuits.utils.files import savefig_atomic
 
     rows = record["rows"]
-    fig, ax = plt.subplots(figsize=(7.2, 4.8))
     d2 = [r for r in rows if r["depth"] == 2]
     ns = sorted({r["n"] for r in rows})
-    slots = sorted({i for r in d2 for i in [_slot(r)]})
-    cmap = plt.get_cmap("viridis")
+    slots = sorted({_slot(r) for r in d2}, key=_slot_order)
+    fig, (ax, tab) = plt.subplots(2, 1, figsize=(9.6, 6.6),
+                                  gridspec_kw={"height_ratios": [3.2, 1.3]})
     for j, k in enumerate(slots):
-        col = cmap(j / max(1, len(slots) - 1) * 0.9)
+        col = f"C{j}"
         for lab, ls, mk in (("ip", "-", "o"), ("random", "--", "x")):
             pts = sorted((r["n"], r["rho"]) for r in d2 if r["labels"] == lab and _slot(r) == k)
             if pts:
                 ax.plot(*zip(*pts), ls, marker=mk, color=col,
-                        label=f"depth 2, width {k}n, {'IP' if lab == 'ip' else 'random labels'}")
-        ceil = sorted((r["n"], r["bound"]) for r in d2 if r["labels"] == "ip" and _slot(r) == k
-                      and r["bound"] is not None)
-        if ceil:
-            ax.plot(*zip(*ceil), ":", color=col, alpha=0.8)
+                        label=f"depth 2, width {k}, {'IP' if lab == 'ip' else 'random labels'}")
     d3 = sorted((r["n"], r["rho"]) for r in rows if r["depth"] == 3)
     if d3:
-        ax.plot(*zip(*d3), "s-", color="C3", label="depth 3, exact construction (width n + 1)")
-    ax.plot([], [], ":", color="gray", label="§4.7 ceiling of the IP net (own B, S, TV)")
-    ax.set_yscale("log")
+        ax.plot(*zip(*d3), "s-", color="k", label="depth 3, exact construction (width n + 1)")
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_ylim(-0.05, 1.05)
     ax.set_xticks(ns)
     ax.set_xlabel("n (bits per party; d = 8n, 4^n support points)")
-    ax.set_ylabel("ρ = E[(1-2y)(1-2N)] on μ₀ (exact), best of seeds")
+    ax.set_ylabel("ρ on μ₀ (exact, all 4^n points), best of seeds")
     ax.set_title(f"E21: correlation of trained depth-2 nets ({record['settings']['activation']}) "
-                 f"with IP vs random labels", fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6.5, loc="best")
+                 f"with IP and with randomly permuted labels", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    tab.axis("off")
+    cells = []
+    for k in slots:
+        row = []
+        for n in ns:
+            vals = [r["bound"] for r in d2 if r["labels"] == "ip" and _slot(r) == k
+                    and r["n"] == n and r["bound"] is not None]
+            row.append(f"{min(vals):.3g}" if vals else "-")
+        cells.append(row)
+    if cells:
+        t = tab.table(cellText=cells, rowLabels=[f"width {k}" for k in slots],
+                      colLabels=[f"n = {n}" for n in ns], loc="center", cellLoc="center")
+        t.auto_set_font_size(False)
+        t.set_fontsize(7.5)
+    bounds = [r["bound"] for r in d2 if r["labels"] == "ip" and r["bound"] is not None]
+    vacuous = ("every entry is above 1, i.e. vacuous" if bounds and min(bounds) > 1 else
+               "entries above 1 are vacuous")
+    tab.set_title(f"§4.7 ceiling on |ρ| of each IP net (its own B, S, TV): {vacuous}."
+                  "\nNeither the ceiling nor the random-label control can separate "
+                  "depths (random labels are hard for every depth); E23 (depthsep separate) can.",
+                  fontsize=7.5)
     fig.tight_layout()
     try:
         return savefig_atomic(fig, path, dpi=110)
@@ -235,9 +267,14 @@ def plot(record, path) -> Path:
         plt.close(fig)
 
 
-def _slot(r) -> int:
-    """Width in units of n (1, 4, 16, 64 for the defaults); width itself if not a multiple."""
-    return r["width"] // r["n"] if r["width"] % r["n"] == 0 else r["width"]
+def _slot(r) -> str:
+    """The width rule of a row: "n", "n²", "n³", else the width itself."""
+    n, w = r["n"], r["width"]
+    return {n: "n", n * n: "n²", n ** 3: "n³"}.get(w, str(w))
+
+
+def _slot_order(k: str):
+    return {"n": (0, 0), "n²": (1, 0), "n³": (2, 0)}.get(k, (3, int(k) if k.isdigit() else 0))
 
 
 def main(argv=None) -> int:

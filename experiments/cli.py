@@ -7,6 +7,9 @@ Experiments (options are the experiment module's own; ``depthsep reduce --help``
     depthsep radial ...                   # experiments.radial: E22, radial targets
     depthsep theory-table --only E1,E5    # experiments.theory_table: THEORY rows E1-E22
     depthsep ip-demo --n-max 6            # experiments.ip_demo: IP_n circuits on all 4^n inputs
+    depthsep separate-sampled --n 14..24  # experiments.sampled: E24, sampled mode (issue 22)
+    depthsep least-circuit --function ip --n 3   # experiments.least_circuit: exact least THR o THR
+    depthsep separation-table             # experiments.separation_table: bound <= truth <= construction
 
 Checks on files::
 
@@ -27,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -45,12 +47,28 @@ EXPERIMENTS = {
         "experiments.ceiling",
         "E21: correlation ceiling of depth-2 nets on IP vs a label-permutation control",
     ),
+    "separate": (
+        "experiments.separate",
+        "E23: depth 2 vs depth 3 at polynomial width on IP, with MAJ∘AND as the easy control",
+    ),
     "radial": ("experiments.radial", "E22: radial targets (Safran-Eldan-Shamir 2019)"),
     "theory-table": (
         "experiments.theory_table",
         "every row of the THEORY §5 experiment table: expected vs measured",
     ),
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
+    "separate-sampled": (
+        "experiments.sampled",
+        "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24 (issue 22)",
+    ),
+    "least-circuit": (
+        "experiments.least_circuit",
+        "least THR o THR circuit of a small function, proved by CP-SAT (issue 21)",
+    ),
+    "separation-table": (
+        "experiments.separation_table",
+        "lower bound <= exact least THR o THR size <= construction, for IP and controls",
+    ),
 }
 
 #: file subcommands -> one-line description
@@ -154,66 +172,130 @@ def _run_experiment(command: str, argv: list, as_json: bool) -> int:
     entry = getattr(module, "main", None)
     if entry is None:
         raise _UsageError(f"depthsep {command}: {module.__name__} has no main(argv) function")
-    if not as_json:
-        return _call_main(entry, argv)
     if any(a in ("-h", "--help") for a in argv):
+        if not as_json:
+            return _call_main(entry, argv)
         with contextlib.redirect_stdout(sys.stderr):
             return _call_main(entry, argv)
+    with _locked_out_dir(command, _out_option(argv)):
+        if not as_json:
+            return _call_main(entry, argv)
+        return _run_experiment_json(command, module, entry, argv)
+
+
+@contextlib.contextmanager
+def _locked_out_dir(command: str, out):
+    """Hold an exclusive ``flock`` on the ``--out`` directory for the whole run, so two runs on
+    one directory cannot mix their files; the second is refused at once with a message.  The
+    lock is on the directory itself (no lock file to go stale: the kernel drops it when the
+    process ends, however it ends)."""
+    if out is None:
+        yield
+        return
+    import os
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    from circuits.utils.errors import DepthsepError
+
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield  # the experiment reports the unusable --out itself
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DepthsepError(
+                f"--out {out}: another depthsep run is writing to this directory; "
+                f"wait for it to finish or give another --out"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_experiment_json(command: str, module, entry, argv: list) -> int:
     out = _out_option(argv)
     with contextlib.ExitStack() as stack:
         if out is None:
             out = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"depthsep-{command}-"))
             argv = [*argv, "--out", out]
             kept = False
+            _err(
+                f"depthsep {command} --json: no --out given, so the files go to a temporary "
+                f"directory that is removed at exit (the paths logged below will not exist "
+                f"afterwards; their JSON is in the output); pass --out DIR to keep them"
+            )
         else:
             kept = True
-        from circuits.utils.files import record_writes
-
-        with record_writes() as written, contextlib.redirect_stdout(sys.stderr):
+        root = Path(out)
+        before = _json_files(root)
+        with contextlib.redirect_stdout(sys.stderr):
             rc = _call_main(entry, argv)
-        files = _written_json_files(Path(out), written)
+        files = {}
+        for rel, ident in sorted(_json_files(root).items()):
+            if before.get(rel) == ident:
+                continue  # there before this run and unchanged: not ours
+            files[rel] = _read_own_json(root / rel, ident)
         _emit(
             {
                 "command": command,
                 "module": module.__name__,
                 "argv": argv,
                 "exit_code": rc,
-                "out": str(Path(out)) if kept else None,
+                "out": str(root) if kept else None,
                 "files": files,
             }
         )
     return rc
 
 
-def _written_json_files(root: Path, written: dict) -> dict:
-    """``{relative path: parsed JSON}`` of the ``*.json`` files under ``root`` that this run
-    wrote (recorded by the atomic writers), each still the same regular file (no symlink, same
-    inode): nothing else under ``root`` is ever printed."""
+def _json_files(root: Path) -> dict:
+    """``{relative path: (device, inode, mtime_ns, size)}`` of the regular ``*.json`` files under
+    ``root``; symlinks (to files or directories) are neither listed nor followed."""
+    import os
     import stat as _stat
 
-    from circuits.utils.files import read_json
+    found = {}
+    if not root.is_dir():
+        return found
+    for dirpath, _dirnames, filenames in os.walk(root, followlinks=False):
+        for name in filenames:
+            if not name.endswith(".json"):
+                continue
+            p = Path(dirpath) / name
+            try:
+                st = p.lstat()
+            except OSError:
+                continue
+            if _stat.S_ISREG(st.st_mode):
+                found[str(p.relative_to(root))] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    return found
 
-    files = {}
+
+def _read_own_json(path: Path, ident: tuple):
+    """The JSON at ``path`` if it is still the regular file ``ident`` (opened without following
+    a symlink put there in the meantime); else a note saying why not."""
+    import os
+
     try:
-        base = root.resolve()
-    except OSError:
-        return files
-    for name in sorted(written):
-        path = Path(name)
-        if path.suffix != ".json":
-            continue
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return {"unreadable": f"{exc.strerror or exc}"}
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != ident[:2]:
+            return {"unreadable": "replaced while being read"}
         try:
-            rel = path.parent.resolve().relative_to(base) / path.name
-            st = os.stat(path, follow_symlinks=False)
-        except (OSError, ValueError):
-            continue
-        if not _stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != written[name]:
-            continue
-        try:
-            files[str(rel)] = read_json(path)
-        except (ValueError, OSError) as exc:
-            files[str(rel)] = {"unreadable": str(exc)}
-    return files
+            return json.loads(fh.read(st.st_size + 1).decode("utf-8"))
+        except ValueError as exc:
+            return {"unreadable": str(exc)}
 
 
 def _call_main(entry, argv: list) -> int:
@@ -266,28 +348,14 @@ def _file_parser(command: str):
     return p
 
 
-def _existing_regular_file(path) -> Path:
-    """``Path(path)`` if it is a regular file; "no such file" only when nothing is there, and a
-    directory, FIFO or device is named as such (refused before anything opens it)."""
-    from circuits.utils.errors import InvalidArgumentError
-    from circuits.utils.safe_read import check_regular_file
-
-    p = Path(path)
-    if not p.exists() and not p.is_symlink():
-        raise FileNotFoundError(f"no such file: {p}")
-    try:
-        check_regular_file(p, error=InvalidArgumentError)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no such file: {p} (a broken symbolic link)") from None
-    return p
-
-
 def _load_function_file(path: str):
     """A circuit (JSON document) or a truth table from ``path``."""
     from circuits.io import load_truth_table
     from circuits.utils.files import read_json
 
-    p = _existing_regular_file(path)
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
     if p.suffix.lower() == ".json":
         doc = read_json(p)
         if isinstance(doc, dict) and doc.get("format") == "depthsep.circuit":
@@ -297,14 +365,24 @@ def _load_function_file(path: str):
     return "truth_table", load_truth_table(p)
 
 
+#: The named targets of ``depthsep check --target``.
+_CHECK_TARGETS = ("ip", "parity", "majority", "and", "or")
+
+
 def _cmd_check(args) -> tuple:
     import circuits
     from circuits.io import load_circuit
 
     circuit = load_circuit(args.file)
     target_name = args.target
-    if target_name.lower() in ("ip", "parity", "majority", "and", "or"):
+    if target_name.lower() in _CHECK_TARGETS:
         target = target_name.lower()
+    elif not Path(target_name).exists() and not Path(target_name).suffix:
+        raise _UsageError(
+            f"depthsep check: --target {target_name!r} is neither a known target nor a file; "
+            f"the targets are {', '.join(_CHECK_TARGETS)}, or a truth-table file (.npy, .json "
+            f"list, or text of 0/1 characters) in cube order"
+        )
     else:
         kind, target = _load_function_file(target_name)
         if kind == "circuit":
@@ -387,7 +465,9 @@ def _cmd_spectrum(args) -> tuple:
 def _cmd_info(args) -> tuple:
     from circuits.utils.files import read_json
 
-    p = _existing_regular_file(args.file)
+    p = Path(args.file)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
     if p.suffix.lower() in (".npz", ".safetensors"):
         from networks.interop import load_state_dict
         from networks.sigma import SigmaNetwork
@@ -504,6 +584,25 @@ def main(argv=None) -> int:
         0 on success, 1 for a failed check or experiment or bad input, 2 for a usage error.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _err("depthsep: interrupted")
+        return 130
+    except Exception as exc:  # last resort: one line, never a traceback
+        _err(
+            f"depthsep: internal error: {type(exc).__name__}: {_one_line(exc)} (this is a bug; "
+            f"please report it with the command line)"
+        )
+        return 1
+
+
+def _one_line(exc) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _main(argv: list) -> int:
     argv, as_json = _split_json_flag(argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         stream = sys.stdout if argv else sys.stderr
@@ -530,20 +629,8 @@ def main(argv=None) -> int:
         return 2
     except (DepthsepError, OSError) as exc:
         # bad input (depthsep's own error family) and unreadable files: a message, not a
-        # traceback
+        # traceback; anything else is a bug and keeps its traceback
         _err(f"depthsep {command}: error: {exc}")
-        return 1
-    except KeyboardInterrupt:
-        # Ctrl-C: one line and the shell's convention 128 + SIGINT, no traceback
-        _err(f"depthsep {command}: interrupted")
-        return 130
-    except Exception as exc:  # noqa: BLE001 - the last-resort handler of the command line
-        # anything else is a bug: one line naming it (DEPTHSEP_TRACEBACK=1 shows the traceback)
-        if os.environ.get("DEPTHSEP_TRACEBACK"):
-            raise
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        _err(f"depthsep {command}: internal error: {type(exc).__name__}: {first} (please report "
-             f"it; DEPTHSEP_TRACEBACK=1 shows the traceback)")
         return 1
 
 

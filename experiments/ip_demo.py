@@ -95,6 +95,7 @@ def main(argv=None) -> int:
               f"{'points':>12} {'#IP=1':>10} {'errors':>7} {'seconds':>8}")
     print(header, flush=True)
     rows = []
+    built = []
     ok = True
     progress = not args.no_progress
     for name, n, build in _builds(args.n_max, args.depth2_n_max):
@@ -110,7 +111,9 @@ def main(argv=None) -> int:
                      "hidden_gates": circ.size, "gates_with_output": circ.n_gates,
                      "max_abs_weight": int(circ.max_abs_weight), "points": res.n_points,
                      "ip_ones": ones, "expected_ip_ones": expect, "errors": res.count,
-                     "seconds": dt, "ok": row_ok})
+                     "seconds": dt, "ok": row_ok,
+                     "file": f"circuits/{name}_n{n}.json"})
+        built.append(circ)
         print(f"{name:<10} {n:>3} {2 * n:>3} {circ.depth:>5} {circ.size:>6} "
               f"{circ.max_abs_weight:>7} {res.n_points:>12} {ones:>10} {res.count:>7} {dt:>8.3f}",
               flush=True)
@@ -120,9 +123,19 @@ def main(argv=None) -> int:
     record = {"format": FORMAT, "version": VERSION, "n_max": args.n_max,
               "depth2_n_max": args.depth2_n_max, "ok": bool(ok), "rows": rows}
     path = out / "ip_demo.json"
-    if save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
-                      where=path):
-        print(f"wrote {path}", file=sys.stderr)
+
+    def write():
+        # each circuit as a circuit file (circuits.save_circuit), readable by load_circuit and
+        # by `depthsep check|info|spectrum`; the summary names the file in each row
+        from circuits.io import save_circuit
+        (out / "circuits").mkdir(parents=True, exist_ok=True)
+        for row, circ in zip(rows, built):
+            save_circuit(circ, out / row["file"])
+        write_json_atomic(path, record)
+
+    if save_or_report(write, what="the JSON record and the circuit files", where=out):
+        print(f"wrote {path} and {len(rows)} circuit files in {out / 'circuits'}",
+              file=sys.stderr)
     else:
         status = status or EXIT_NOT_SAVED
     return status

@@ -36,6 +36,8 @@ if __package__ in (None, ""):
 
 import numpy as np
 
+from circuits.utils.cli import int_in_range
+
 FORMAT = "depthsep.experiments.radial"
 VERSION = 1
 
@@ -69,10 +71,12 @@ def build_parser():
     p.add_argument("--max-train-width", type=int, default=64,
                    help="largest trained width (powers of two from 1); default 64")
     p.add_argument("--epochs", type=int, default=600, help="Adam epochs per trained net; default 600")
-    p.add_argument("--points", type=int, default=1000,
-                   help="dense sample size for sup errors (plus adversarial ascent); default 1000")
-    p.add_argument("--seed", type=int, default=0, help="seed; default 0")
-    p.add_argument("--out", type=Path, default=Path("results/radial"),
+    p.add_argument("--points", type=int, default=None,
+                   help="dense sample size for the sup-error search (plus adversarial ascent); "
+                        "default 1000 + 500 d (scaled with d, like the ascent's starts and steps)")
+    p.add_argument("--seed", type=int_in_range(0, 2**32 - 1, what="a numpy seed"), default=0,
+                   help="seed of directions, samples and training, 0..2^32-1; default 0")
+    p.add_argument("--out", default="results/radial",
                    help="output directory; default results/radial")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
@@ -94,7 +98,7 @@ def parse_args(argv=None):
     if any(t not in ("hat", "cos") for t in a.targets):
         p.error(f"--targets must be among hat, cos, got {a.targets}")
     for name in ("max_directions", "max_knots", "max_train_width", "epochs", "points"):
-        if getattr(a, name) < 1:
+        if getattr(a, name) is not None and getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
     if a.max_directions > 1 << 20:
         p.error("--max-directions must be <= 1048576")
@@ -126,9 +130,11 @@ def run(a) -> dict:
                       unit="cell") as bar:
         for tgt, d in cells:
             ts = time.perf_counter()
+            pts = a.points or R.search_effort(d)["points"]
             ridge = R.ridge_depth2(tgt, d, a.eps, max_directions=a.max_directions,
                                    points=a.points, seed=a.seed, max_knots=a.max_knots)
-            ses = R.ses_ridge_d3(tgt, a.eps, max_directions=a.max_directions, points=a.points,
+            ses = R.ses_ridge_d3(tgt, a.eps, max_directions=a.max_directions,
+                                 points=a.points or R.search_effort(3)["points"],
                                  seed=a.seed) if d == 3 and tgt != "t4" else {}
             for e in a.eps:
                 rows.append({"target": tgt, "d": d, "eps": e, "method": "ridge", "depth": 2,
@@ -139,7 +145,7 @@ def run(a) -> dict:
                 if tgt == "t4":
                     amp = 1.0 / (2 * np.pi * d ** 3)
                     c = ses_theorem4_depth3(d, e * amp)
-                    X = R.dense_sample(d, a.points, seed=a.seed)
+                    X = R.dense_sample(d, pts, seed=a.seed)
                     err = c.measured_error(X) / amp
                     rows.append({"target": tgt, "d": d, "eps": e, "method": "depth3", "depth": 3,
                                  "width": int(sum(c.widths)), "widths": list(c.widths),
@@ -147,7 +153,7 @@ def run(a) -> dict:
                                  "construction": "ses_theorem4_depth3"})
                 else:
                     rows.append({"target": tgt, "d": d, "eps": e, "method": "depth3",
-                                 **R.composition_depth3(tgt, d, e, points=a.points,
+                                 **R.composition_depth3(tgt, d, e, points=pts,
                                                         seed=a.seed)})
             bar.update(1)
             bar.set_postfix(target=tgt, d=d, sec=f"{time.perf_counter() - ts:.1f}")
@@ -171,9 +177,14 @@ def run(a) -> dict:
 
 def table(record) -> str:
     eps = record["settings"]["eps"]
-    lines = ["width reaching error <= eps (ridge/ses_d3/depth3: measured sup error, dense + "
-             "adversarial; trained: L2 on the uniform ball, '>W' = not reached up to W; "
-             "t4 errors relative to its amplitude)"]
+    lines = ["width reaching error <= eps.  ridge/ses_d3/depth3: the sup error found by a search "
+             "(dense sample + adversarial ascent, scaled with d) is <= eps -- a LOWER bound on "
+             "the sup error, so the width is 'not refuted'; '*' = certified (an upper bound on "
+             "the sup error <= eps: hat only, exact at d = 2, branch-and-bound at d = 3); "
+             "trained: L2 (RMS) error on the uniform ball, another metric; '>W' = not reached "
+             "up to W; '>Wdir!' = direction cap artefact (a zonotope needs ~d/eps^2 directions); "
+             "t4 errors relative to its amplitude; hat = the cone 1 - ||x|| (a norm, not SES "
+             "Theorem 5's hard case)"]
     head = f"{'target':>6} {'d':>3} {'method':>8} | " + " ".join(f"{'eps=' + str(e):>10}" for e in eps)
     lines += [head, "-" * len(head)]
     keys = []
@@ -190,9 +201,10 @@ def table(record) -> str:
                 cells.append(f"{'':>10}")
             elif r.get("width") is None:
                 cap = r.get("max_width") or record["settings"]["max_directions"]
-                cells.append(f"{'>' + str(cap) + ('' if k[2] == 'trained' else 'dir'):>10}")
+                mark = "" if k[2] == "trained" else ("dir!" if r.get("cap_artefact") else "dir")
+                cells.append(f"{'>' + str(cap) + mark:>10}")
             else:
-                cells.append(f"{r['width']:>10}")
+                cells.append(f"{str(r['width']) + ('*' if r.get('certified') else ''):>10}")
         lines.append(f"{k[0]:>6} {k[1]:>3} {k[2]:>8} | " + " ".join(cells))
     tr = [r for r in record["rows"] if r["method"] == "trained"]
     if tr:
@@ -202,53 +214,111 @@ def table(record) -> str:
     return "\n".join(lines)
 
 
+#: Words for the figure (no raw identifiers).
+TARGET_WORDS = {"hat": "cone 1 - ||x||", "cos": "cos(pi ||x||)/pi",
+                "t4": "SES Thm 4: sin(2 pi d^3 ||x||^2)"}
+METHOD_WORDS = {"ridge": "depth 2, ridge net (LP profile)", "depth3": "depth 3, ||x||^2 then profile",
+                "ses_d3": "depth 2, SES ridge route (d = 3)", "trained": "depth 2, trained (Adam)"}
+
+
 def plot(record, path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     from circuits.utils.files import savefig_atomic
 
     rows = [r for r in record["rows"] if r.get("width")]
     eps = record["settings"]["eps"]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 4.4))
-    styles = {"ridge": ("-", "o"), "depth3": (":", "s"), "trained": ("--", "^"),
-              "ses_d3": ("none", "*")}
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 7.2))
+    styles = {"ridge": ("-", "o"), "depth3": (":", "s"), "ses_d3": ("none", "*")}
     colors = {"hat": "C0", "cos": "C1", "t4": "C3"}
     e_fix = eps[len(eps) // 2]
-    for (tgt, meth), (ls, mk) in [((t, m), styles[m]) for t in colors for m in styles]:
-        pts = sorted((r["d"], r["width"]) for r in rows if r["target"] == tgt
-                     and r["method"] == meth and r["eps"] == e_fix)
-        if pts:
-            a1.plot(*zip(*pts), linestyle=ls, marker=mk, color=colors[tgt],
-                    label=f"{tgt}, {meth} (depth {3 if meth == 'depth3' else 2})")
+
+    def draw(ax, pts, tgt, meth, label):
+        xs, ys, cert = zip(*pts)
+        ls, mk = styles[meth]
+        ax.plot(xs, ys, linestyle=ls, marker=mk, color=colors[tgt], label=label,
+                markerfacecolor="none")
+        full = [(x, y) for x, y, c in pts if c]
+        if full:
+            ax.plot(*zip(*full), linestyle="none", marker=mk, color=colors[tgt])
+
+    for tgt in colors:
+        for meth in styles:
+            pts = sorted((r["d"], r["width"], bool(r.get("certified"))) for r in rows
+                         if r["target"] == tgt and r["method"] == meth and r["eps"] == e_fix)
+            if pts:
+                draw(a1, pts, tgt, meth, f"{TARGET_WORDS[tgt]}: {METHOD_WORDS[meth]}")
+    dims = sorted({r["d"] for r in record["rows"]})
     a1.set_xscale("log", base=2)
     a1.set_yscale("log")
-    a1.set_xlabel("d")
-    a1.set_ylabel(f"width reaching error <= {e_fix}")
-    a1.set_title(f"width against d, eps = {e_fix}", fontsize=9)
-    dims = sorted({r["d"] for r in record["rows"] if r["target"] != "t4"})
-    d_fix = dims[len(dims) // 2] if dims else None
-    for (tgt, meth), (ls, mk) in [((t, m), styles[m]) for t in colors for m in styles]:
-        dd = d_fix if tgt != "t4" else min((r["d"] for r in rows if r["target"] == "t4"),
-                                           default=None)
-        pts = sorted((1.0 / r["eps"], r["width"]) for r in rows if r["target"] == tgt
-                     and r["method"] == meth and r["d"] == dd)
-        if pts:
-            a2.plot(*zip(*pts), linestyle=ls, marker=mk, color=colors[tgt],
-                    label=f"{tgt} (d = {dd}), {meth}")
+    a1.xaxis.set_major_locator(FixedLocator(dims))
+    a1.xaxis.set_minor_locator(NullLocator())
+    a1.set_xticklabels([str(d) for d in dims])
+    a1.set_xlabel("dimension d")
+    a1.set_ylabel(f"width whose searched sup error is <= {e_fix}")
+    a1.set_title(f"(a) sup error <= {e_fix}: width against dimension", fontsize=9)
+    sdims = sorted({r["d"] for r in record["rows"] if r["target"] != "t4"})
+    d_fix = sdims[len(sdims) // 2] if sdims else None
+    for tgt in colors:
+        for meth in styles:
+            dd = d_fix if tgt != "t4" else min((r["d"] for r in rows if r["target"] == "t4"),
+                                               default=None)
+            pts = sorted((1.0 / r["eps"], r["width"], bool(r.get("certified"))) for r in rows
+                         if r["target"] == tgt and r["method"] == meth and r["d"] == dd)
+            if pts:
+                draw(a2, pts, tgt, meth, f"{TARGET_WORDS[tgt]} (d = {dd}): {METHOD_WORDS[meth]}")
     a2.set_xscale("log")
     a2.set_yscale("log")
-    a2.set_xlabel("1/eps")
+    inv = sorted({1.0 / e for e in eps})
+    a2.xaxis.set_major_locator(FixedLocator(inv))
+    a2.xaxis.set_minor_locator(NullLocator())
+    a2.set_xticklabels([f"{x:g}" for x in inv])
+    a2.set_xlabel("1 / accuracy (sup error)")
     a2.set_ylabel("width")
-    a2.set_title(f"width against 1/eps (hat, cos at d = {d_fix})", fontsize=9)
-    for ax in (a1, a2):
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
-    fig.suptitle("E22: radial targets on B_d (missing points: not reached within the caps)",
-                 fontsize=10)
-    fig.tight_layout()
+    a2.set_title(f"(b) sup error: width against 1/accuracy (cone, cos at d = {d_fix})",
+                 fontsize=9)
+    # (c) trained nets: another metric (L2 on the uniform ball), on its own axis
+    tr = {}
+    for r in record["rows"]:
+        if r["method"] == "trained":
+            tr[(r["target"], r["d"])] = r
+    marks = ["o", "s", "^", "D", "v", "P"]
+    tdims = sorted({k[1] for k in tr})
+    for (tgt, d), r in sorted(tr.items()):
+        pts = sorted((int(w), v) for w, v in r["l2_by_width"].items())
+        a3.plot(*zip(*pts), color=colors[tgt], marker=marks[tdims.index(d) % len(marks)],
+                label=f"{TARGET_WORDS[tgt]}, d = {d} (best constant {r['constant_l2']:.3f})")
+    for e in eps:
+        a3.axhline(e, color="grey", lw=0.6, ls="--")
+    a3.set_xscale("log", base=2)
+    a3.set_yscale("log")
+    a3.set_xlabel("hidden width of the trained depth-2 net")
+    a3.set_ylabel("L2 (RMS) error on fresh uniform points of B_d")
+    a3.set_title("(c) trained depth 2: L2 error (not a sup error; dashed: the accuracies)",
+                 fontsize=9)
+    yt = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+    a3.yaxis.set_major_locator(FixedLocator(yt))
+    a3.yaxis.set_minor_formatter(NullFormatter())
+    a3.set_yticklabels([f"{y:g}" for y in yt])
+    wt = sorted({int(w) for r in tr.values() for w in r["l2_by_width"]})
+    if wt:
+        a3.xaxis.set_major_locator(FixedLocator(wt))
+        a3.xaxis.set_minor_locator(NullLocator())
+        a3.set_xticklabels([str(w) for w in wt])
+    for ax in (a1, a2, a3):
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
+    fig.suptitle(f"E22: radial targets on the unit ball B_d.  (a, b): widths whose sup error, "
+                 f"found by a search scaled with d, is <= the accuracy (a lower bound on the error;"
+                 f" filled = certified upper bound <= accuracy); missing = not reached within "
+                 f"{record['settings']['max_directions']} directions.  (c): trained nets, L2 "
+                 f"error, a different metric.  The depth-3 widths of the cone and of cos "
+                 f"coincide (both 1-Lipschitz).", fontsize=8.5, wrap=True)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     try:
         return savefig_atomic(fig, path, dpi=110)
     finally:

@@ -140,16 +140,27 @@ def main(argv=None) -> int:
     ids = theory.select_rows(",".join(args.only) if args.only else None, ROWS)
     log = None if args.no_progress else (lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="theory_table_") as tmp:
-        ctx = theory.Context(args.full, args.seed, Path(tmp))
-        rows = theory.run_rows(ids, ctx, rows=ROWS, log=log)
+    rows: list = []
+    interrupted = False
+    try:
+        with tempfile.TemporaryDirectory(prefix="theory_table_") as tmp:
+            ctx = theory.Context(args.full, args.seed, Path(tmp))
+            theory.run_rows(ids, ctx, rows=ROWS, log=log, into=rows)
+    except KeyboardInterrupt:     # Ctrl-C: keep (print and write) the rows that finished
+        interrupted = True
     seconds = time.perf_counter() - t0
     print(format_table(rows), flush=True)
     n_fail = sum(r["verdict"] != "ok" for r in rows)
     print(f"\n{len(rows) - n_fail}/{len(rows)} rows ok, {seconds:.1f} s "
           f"({'full' if args.full else 'quick'})")
+    not_run = [i for i in ids if i not in {r["id"] for r in rows}]
+    if interrupted:
+        print(f"interrupted: {len(rows)} of {len(ids)} rows finished; not run: "
+              f"{','.join(not_run)} (rerun them with --only {','.join(not_run)})",
+              file=sys.stderr, flush=True)
     record = {"format": FORMAT, "version": VERSION, "mode": "full" if args.full else "quick",
               "seed": args.seed, "rows": rows, "n_fail": n_fail, "seconds": seconds,
+              "interrupted": interrupted, "rows_not_run": not_run,
               "environment": {"python": sys.version.split()[0], "numpy": np.__version__,
                               "platform": platform.platform()}}
     path = Path(args.out) / "theory_table.json"
@@ -157,6 +168,8 @@ def main(argv=None) -> int:
                           where=path):
         return EXIT_NOT_SAVED
     print(f"wrote {path}")
+    if interrupted:
+        return 130
     return 0 if n_fail == 0 else EXIT_FAILED
 
 

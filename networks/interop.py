@@ -199,8 +199,85 @@ def to_state_dict(net: SigmaNetwork) -> dict:
     return out
 
 
-#: Default limit of :func:`load_state_dict`: file bytes, and the arrays' uncompressed bytes.
+#: Default limit of a weights file: its size and, for ``.npz``, the sum of its uncompressed
+#: members (a zip bomb is refused from the zip directory, before anything is inflated).
 MAX_STATE_BYTES = 1 << 30
+
+
+def _load_npz(path: Path, max_bytes: int) -> dict:
+    """The arrays of an ``.npz`` file, every size checked before it is read (see load_state_dict)."""
+    import os
+    import stat as _stat
+    import zipfile
+    import zlib
+
+    from circuits.io import read_npy_bytes
+
+    where = f"{path}: "
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except IsADirectoryError:
+        raise InvalidNetworkError(f"{where}is a directory, not a weights file") from None
+    except OSError as exc:
+        raise InvalidNetworkError(f"{where}cannot be opened ({exc.strerror or exc})") from None
+    if _stat.S_ISDIR(os.fstat(fd).st_mode):    # open() succeeds on a directory; fdopen would
+        os.close(fd)                            # raise a bare IsADirectoryError
+        raise InvalidNetworkError(f"{where}is a directory, not a weights file")
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            raise InvalidNetworkError(
+                f"{where}is not a regular file (a FIFO, socket, device or "
+                f"directory); copy the weights to a regular file first"
+            )
+        if st.st_size > max_bytes:
+            raise InvalidNetworkError(
+                f"{where}file has {st.st_size:,} bytes, above "
+                f"max_bytes={max_bytes:,}; pass a larger max_bytes if trusted"
+            )
+        field = "the zip directory"
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                infos = zf.infolist()
+                total = sum(i.file_size for i in infos)
+                if total > max_bytes:
+                    raise InvalidNetworkError(
+                        f"{where}members would inflate to {total:,} bytes, above max_bytes="
+                        f"{max_bytes:,} (a zip bomb?); pass a larger max_bytes if trusted"
+                    )
+                out = {}
+                for info in infos:
+                    field = f"member {info.filename!r}"
+                    if not info.filename.endswith(".npy"):
+                        raise InvalidNetworkError(f"{where}{field} is not an .npy array")
+                    raw = zf.read(info)
+                    if len(raw) != info.file_size:
+                        raise InvalidNetworkError(
+                            f"{where}{field} has {len(raw):,} bytes, the directory says {info.file_size:,}"
+                        )
+                    out[info.filename[:-4]] = read_npy_bytes(
+                        raw, where=f"{where}{field}: ", error=InvalidNetworkError
+                    )
+                return out
+        except InvalidNetworkError:
+            raise
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            ValueError,
+            KeyError,
+            RuntimeError,
+            NotImplementedError,
+            UnicodeDecodeError,
+            OverflowError,
+            MemoryError,
+            TypeError,
+        ) as exc:
+            raise InvalidNetworkError(
+                f"{where}not a readable .npz file ({field}: {type(exc).__name__}: {exc})"
+            ) from None
 
 
 def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
@@ -209,12 +286,12 @@ def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
     Parameters
     ----------
     path : str or Path
-        ``.npz`` files are read without pickle, every size decided before an array is
-        allocated (zip directory, then each ``.npy`` header: see
-        :mod:`circuits.utils.safe_read`); ``.safetensors`` files need the ``safetensors``
-        package (``pip install safetensors``).
+        ``.npz`` files are read with ``allow_pickle=False``; ``.safetensors`` files need the
+        ``safetensors`` package (``pip install safetensors``).  Only regular files are read
+        (a FIFO or device is refused before it is opened for reading).
     max_bytes : int
-        Refuse a larger file, or arrays declaring more uncompressed bytes in all.
+        Largest accepted file and, for ``.npz``, largest total of the uncompressed members
+        (checked from the zip directory before anything is inflated).
 
     Returns
     -------
@@ -223,33 +300,30 @@ def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
     Raises
     ------
     InvalidNetworkError
-        Unknown suffix, not a regular file (FIFO, device, directory: refused before opening),
-        too large, or unreadable content; the message names the file (and the member).
+        Unknown suffix or unreadable content.
     MissingDependencyError
         A ``.safetensors`` file without the safetensors package.
     FileNotFoundError
         If the file does not exist.
     """
-    from circuits.utils.safe_read import load_npz, read_regular_file
-
     path = Path(path)
-    if not path.exists() and not path.is_symlink():
+    if not path.exists():
         raise FileNotFoundError(f"no weights file at {path}")
     suffix = path.suffix.lower()
-    if suffix not in (".npz", ".safetensors"):
-        raise InvalidNetworkError(
-            f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
-        )
-    if suffix == ".safetensors":
-        st = _safetensors_numpy()
-    raw = read_regular_file(path, error=InvalidNetworkError, max_bytes=max_bytes,
-                            what="weights file")
     if suffix == ".npz":
-        return load_npz(raw, where=f"{path}: ", error=InvalidNetworkError, max_bytes=max_bytes)
-    try:
-        return dict(st.load(raw))
-    except Exception as exc:  # safetensors raises its own error types
-        raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
+        return _load_npz(path, max_bytes)
+    if suffix == ".safetensors":
+        from circuits.utils.documents import read_regular_file
+
+        read_regular_file(path, error=InvalidNetworkError, max_bytes=max_bytes)  # regular, bounded
+        st = _safetensors_numpy()
+        try:
+            return dict(st.load_file(str(path)))
+        except Exception as exc:  # safetensors raises its own error types
+            raise InvalidNetworkError(f"{path}: not a readable .safetensors file ({exc})") from None
+    raise InvalidNetworkError(
+        f"{path}: weights files must end in .npz or .safetensors, got {suffix or 'no suffix'!r}"
+    )
 
 
 def save_state_dict(net_or_state, path) -> Path:

@@ -30,14 +30,13 @@ SigmaNetwork(dims=(2, 2, 1), activation='relu')
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from circuits.utils.files import write_bytes_atomic
+from circuits.utils.files import write_json_atomic
 from circuits.utils.rng import as_rng
 from networks.activations import Activation, get_activation
 from circuits.utils.errors import InvalidNetworkError
@@ -46,21 +45,9 @@ __all__ = ["DenseLayer", "SigmaNetwork", "random_network", "FORMAT", "FORMAT_VER
 
 FORMAT = "depthsep.SigmaNetwork"
 FORMAT_VERSION = 1
-#: Default limits of :meth:`SigmaNetwork.load` (weights + biases, file bytes).  The byte limit
-#: follows from the parameter limit: :meth:`SigmaNetwork.save` writes compact JSON, at most
-#: :data:`_BYTES_PER_PARAM` bytes per parameter (the longest float repr is 24 characters, plus
-#: ", " and row brackets), so every network within ``max_params`` saves to a file load reads.
+#: Default limits of :meth:`SigmaNetwork.load` (file bytes, weights + biases).
 MAX_NETWORK_PARAMS = 1 << 22
-_BYTES_PER_PARAM = 30
-_HEADER_BYTES = 1 << 16
-
-
-def _bytes_for(max_params: int) -> int:
-    """The file-size limit that admits every saved network of at most ``max_params`` parameters."""
-    return _BYTES_PER_PARAM * int(max_params) + _HEADER_BYTES
-
-
-MAX_NETWORK_BYTES = _bytes_for(MAX_NETWORK_PARAMS)
+MAX_NETWORK_BYTES = 32 * MAX_NETWORK_PARAMS + (1 << 20)
 
 # rows per forward-pass chunk are chosen so one chunk of the widest layer stays ~32 MB
 _CHUNK_ELEMENTS = 1 << 22
@@ -383,27 +370,24 @@ class SigmaNetwork:
 
         return network_from_document(cls, data, source=source, max_params=max_params)
 
-    def save(self, path, *, max_params: int = MAX_NETWORK_PARAMS) -> Path:
-        """Write :meth:`to_dict` as compact JSON to ``path`` atomically; returns the path.
+    def save(self, path) -> Path:
+        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path.
 
-        Every file written loads with ``SigmaNetwork.load(path, max_params=max_params)`` (the
-        defaults match): a network with more than ``max_params`` parameters is refused here,
-        before anything is written, rather than saved to a file load would refuse.
+        Compact JSON, so that every network :meth:`load` accepts by parameter count
+        (``MAX_NETWORK_PARAMS``) also fits its byte limit (``MAX_NETWORK_BYTES``: at most 32
+        bytes per parameter, a float's repr being at most 24); a larger network is refused
+        here, before anything is written (``networks.interop.save_state_dict`` takes any size).
         """
-        if self.n_params > max_params:
+        from networks import sigma as _self
+        if self.n_params > _self.MAX_NETWORK_PARAMS:
             raise InvalidNetworkError(
-                f"the network has {self.n_params:,} parameters, above max_params={max_params:,} "
-                f"that load() accepts by default; pass max_params={self.n_params} to save() and "
-                f"to load()")
-        text = json.dumps(self.to_dict(), indent=None, allow_nan=False) + "\n"
-        data = text.encode("utf-8")
-        if len(data) > _bytes_for(max_params):      # pragma: no cover - ruled out by the bound
-            raise InvalidNetworkError(f"the network's file would take {len(data):,} bytes, above "
-                                      f"the {_bytes_for(max_params):,} that load() reads")
-        return write_bytes_atomic(path, data)
+                f"network has {self.n_params:,} parameters, above the {_self.MAX_NETWORK_PARAMS:,} "
+                f"that SigmaNetwork.load accepts; save the weights with "
+                f"networks.interop.save_state_dict(net, 'weights.npz') instead")
+        return write_json_atomic(path, self.to_dict(), indent=None)
 
     @classmethod
-    def load(cls, path, *, max_bytes: "int | None" = None,
+    def load(cls, path, *, max_bytes: int = MAX_NETWORK_BYTES,
              max_params: int = MAX_NETWORK_PARAMS) -> "SigmaNetwork":
         """Read a network written by :meth:`save`, validating everything.
 
@@ -416,10 +400,8 @@ class SigmaNetwork:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"no network file at {path}")
-        if max_bytes is None:               # every file save() writes within max_params
-            max_bytes = _bytes_for(max_params)
         data = read_document(path, error=InvalidNetworkError, max_bytes=max_bytes,
-                             max_values=3 * int(max_params) + 4096)   # a value, row bracket, comma
+                             max_values=2 * int(max_params) + 4096)
         return cls.from_dict(data, source=str(path), max_params=max_params)
 
     @classmethod

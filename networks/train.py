@@ -319,27 +319,41 @@ class _Adam:
         self.clip()
 
 
-def _finite(loss: float, epoch: int, lr: float) -> float:
+#: A loss this many times the first one means the run diverged (Adam never recovers from it).
+DIVERGED_FACTOR = 1e6
+
+
+def _finite(loss: float, epoch: int, lr: float, first=None) -> float:
+    """Stop a diverging run: a non-finite loss, or (``first`` = [the run's first loss]) a loss
+    above DIVERGED_FACTOR times the first (lr = 1e6 gives 1e12 with finite numbers)."""
     if not math.isfinite(loss):
         raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
                                   f"(now {lr}) or set weight_bound")
+    if first is not None:
+        if not first:
+            first.append(loss)
+        elif first[0] > 0 and loss > DIVERGED_FACTOR * first[0]:
+            raise InvalidNetworkError(
+                f"training diverged at epoch {epoch}: loss {loss:.3g} is more than "
+                f"{DIVERGED_FACTOR:.0e} times the first loss {first[0]:.3g}; lower lr (now {lr}) "
+                f"or set weight_bound")
     return loss
 
 
-def _epoch(adam: _Adam, act, X, y, batch_size, rng, epoch: int):
+def _epoch(adam: _Adam, act, X, y, batch_size, rng, epoch: int, first=None):
     """One epoch; returns ``(loss, stepped)``.  Full batch: the loss before the step (the step is
     left to the caller, which first checks ``target_loss``); mini-batches: the mean batch loss."""
     lr = adam.opts.lr
     if batch_size is None:
         loss, grads = _forward_backward(adam.params, act, X, y)
-        return _finite(loss, epoch, lr), grads
+        return _finite(loss, epoch, lr, first), grads
     n = X.shape[0]
     order = rng.permutation(n)
     total = 0.0
     for start in range(0, n, batch_size):
         idx = order[start:start + batch_size]
         loss_b, grads = _forward_backward(adam.params, act, X[idx], y[idx])
-        total += _finite(loss_b, epoch, lr) * idx.size
+        total += _finite(loss_b, epoch, lr, first) * idx.size
         adam(grads)
     return total / n, None
 
@@ -349,10 +363,11 @@ def _run_epochs(adam: _Adam, act, X, y, batch_size, rng) -> "tuple[list, str]":
     o = adam.opts
     losses: list[float] = []
     best, since_best = math.inf, 0
+    first: list = []
     with np.errstate(over="ignore", invalid="ignore"), \
             progress_bar(o.epochs, enabled=o.progress, desc=o.desc, unit="epoch") as bar:
         for epoch in range(o.epochs):
-            loss, grads = _epoch(adam, act, X, y, batch_size, rng, epoch)
+            loss, grads = _epoch(adam, act, X, y, batch_size, rng, epoch, first)
             losses.append(loss)
             if o.target_loss is not None and loss <= o.target_loss:
                 return losses, "target_loss"

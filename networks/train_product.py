@@ -10,6 +10,22 @@ never the 4^n × d input array.  The same Adam as :func:`networks.train` (bias-c
 optional clipping to [-B, B]); a mini-batch variant samples pairs (a, b) from a fresh permutation
 of the 4^n pairs every epoch.  :func:`networks.train` stays the trainer for general inputs.
 
+Depth 3 (dims [d, w1, w2, 1]): the first layer in the same product form, the second layer a
+float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
+(:func:`networks.reduction.product.depth3_pass`).
+
+Precision: a depth-2 ReLU full-batch epoch runs on float32 vector lanes by default
+(``precision="float32"``; pre-activations, ReLU and the sum over neurons in float32, the
+residual, the loss and every gradient accumulation in float64, see
+:mod:`networks.reduction._kernels_train32`); ``precision="float64"`` is the reference kernel.
+Everything else (other activations, mini-batches, depth 3, ``final_loss``, the returned
+network and every exact metric) is float64.
+
+Robustness: epochs run in slices of rows (a Ctrl-C lands between slices, about 0.05 s apart),
+the time for ``epochs`` epochs is measured and refused above ``max_seconds`` and the memory is
+estimated and refused before anything is allocated (:func:`check_training_memory`), and a
+diverging run (non-finite loss, or :data:`DIVERGED_FACTOR` times the first) stops with an error.
+
 Examples
 --------
 >>> from embeddings import HardInstance
@@ -30,6 +46,8 @@ import time
 import numpy as np
 
 from circuits.utils.progress import progress_bar
+from circuits.hypercube import available_memory_bytes
+from circuits.utils.slicing import DEFAULT, resolve_max_seconds
 from circuits.utils.rng import as_rng
 from circuits.utils.errors import InvalidNetworkError
 from networks.reduction import _kernels
@@ -39,7 +57,8 @@ from networks.reduction.product import (_activation_code, check_table_memory, de
 from networks.sigma import DenseLayer, SigmaNetwork
 from networks.train import TrainResult
 
-__all__ = ["train_product", "product_loss_and_gradient", "refit_output_layer"]
+__all__ = ["train_product", "product_loss_and_gradient", "refit_output_layer",
+           "training_memory_bytes", "check_training_memory", "PRECISIONS", "DIVERGED_FACTOR"]
 
 
 def blas_threads(limit: "int | None"):
@@ -109,18 +128,68 @@ def _full_pass_numpy(act, A, B, c, u, u0, Y):
     return Qa, Qb, Su, math.fsum(loss_rows) / total, g_sum
 
 
-def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks):
+#: Pair-neuron terms per kernel call: an epoch is processed in slices of rows of about this
+#: size, so Ctrl-C (handled between slices) lands within a fraction of a second at any width.
+SLICE_TERMS = 1 << 27
+
+#: Precisions of the full-batch product-form pass (see :func:`train_product`).
+PRECISIONS = ("float32", "float64")
+
+
+def _slices(size_a, size_b, w, align=4, scale=1):
+    rows = max(align, (scale * SLICE_TERMS // max(1, size_b * w)) // align * align)
+    return [(r0, min(size_a, r0 + rows)) for r0 in range(0, size_a, rows)]
+
+
+def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks, precision="float64", check=None):
+    """(Qa, Qb, Su, loss, Σg) of the full-batch MSE over all pairs.
+
+    ``precision="float32"`` with ReLU: :mod:`networks.reduction._kernels_train32` (float32
+    lanes; the loss, Σ g, Qa and Qb accumulated in float64 as documented there) and
+    Su[i] = Σ_a (α+c)[a, i] Qa[a, i] + Σ_b β[b, i] Qb[b, i] in float64 (an identity for ReLU:
+    Σ g·[z > 0]·z with z = (α + c) + β).  Otherwise the float64 kernel ``_train_pass``.
+    Both run over slices of rows (:data:`SLICE_TERMS`), so a KeyboardInterrupt lands between
+    slices."""
     if code < 0:
         return _full_pass_numpy(act, A, B, c, u, u0, Y)
     size, w = A.shape
+    size_b = B.shape[0]
+    total = float(size * size_b)
     Qa = np.empty((size, w))
-    Qb = np.zeros((n_blocks, B.shape[0], w))
-    Su = np.empty((n_blocks, w))
+    if precision == "float32" and code == 0:
+        from networks.reduction import _kernels_train32 as k32
+
+        Ac = A + c
+        Ac32 = np.ascontiguousarray(Ac, dtype=np.float32)
+        Bt32 = np.ascontiguousarray(B.T, dtype=np.float32)
+        u32 = np.ascontiguousarray(u, dtype=np.float32)
+        import numba
+
+        n_blocks = int(numba.get_num_threads())      # one block per thread: rows stay long
+        Qbt = np.zeros((n_blocks, w, size_b))
+        cols = np.zeros((n_blocks, 2, size_b))
+        tile = max(k32.LANES, min(size_b, k32.TILE_FLOATS // max(1, w)))
+        for r0, r1 in _slices(size, size_b, w, scale=k32.SLICE_SCALE):
+            k32._train_pass_relu32(Ac32[r0:r1], Bt32, u32, float(u0), Y[r0:r1], 2.0 / total,
+                                   n_blocks, tile, Qa[r0:r1], Qbt, cols)
+            if check is not None:
+                check(r1 / size)
+        Qb = Qbt.sum(axis=0).T
+        Su = np.einsum("ai,ai->i", Ac, Qa) + np.einsum("bi,bi->i", B, Qb)
+        return (Qa, Qb, Su, math.fsum(cols[:, 0].ravel().tolist()) / total,
+                math.fsum(cols[:, 1].ravel().tolist()))
+    Qb = np.zeros((n_blocks, size_b, w))
+    Su = np.zeros(w)
     rows = np.empty((size, 2))
-    _kernels._train_pass(A, B, np.ascontiguousarray(B.T), c, u, float(u0), code, Y, n_blocks, Qa,
-                         Qb, Su, rows)
-    total = float(size * B.shape[0])
-    return (Qa, Qb.sum(axis=0), Su.sum(axis=0), math.fsum(rows[:, 0].tolist()) / total,
+    Bt = np.ascontiguousarray(B.T)
+    su = np.empty((n_blocks, w))
+    for r0, r1 in _slices(size, size_b, w):
+        _kernels._train_pass(A[r0:r1], B, Bt, c, u, float(u0), code, Y[r0:r1], n_blocks,
+                             Qa[r0:r1], Qb, su, rows[r0:r1], total)
+        Su += su.sum(axis=0)
+        if check is not None:
+            check(r1 / size)
+    return (Qa, Qb.sum(axis=0), Su, math.fsum(rows[:, 0].tolist()) / total,
             math.fsum(rows[:, 1].tolist()))
 
 
@@ -143,14 +212,15 @@ def _batch_pass(code, act, A, B, c, u, u0, ia, ib, y):
     return Qa, Qb, g @ S, float(r @ r) / ia.size, float(g.sum())
 
 
-def _gradient(params, sup, code, act, Y, n_blocks, batch=None):
+def _gradient(params, sup, code, act, Y, n_blocks, batch=None, precision="float64", check=None):
     """Loss and [dW, db, du, du0] from the product-form passes."""
     W, b, u, u0 = params
     m = sup.m
     A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
     B = np.ascontiguousarray(sup.XB @ W[:, m:].T)
     if batch is None:
-        Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks)
+        Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks,
+                                             precision, check)
     else:
         Qa, Qb, Su, loss, g_sum = _batch_pass(code, act, A, B, b, u, u0[0], *batch)
     dW = np.empty_like(W)
@@ -166,7 +236,8 @@ def _gradient3(params, sup, act, Y, batch=None, check=None):
     A = np.ascontiguousarray(sup.XA @ W1[:, :m].T)
     Bc = np.ascontiguousarray(sup.XB @ W1[:, m:].T + b1)
     if batch is None:
-        loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass(A, Bc, W2, b2, v, v0[0], act, Y, check=check)
+        loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass(A, Bc, W2, b2, v, v0[0], act, Y,
+                                                      check=check)
     else:
         loss, Qa, Qb, dW2, db2, dv, dv0 = _batch_pass3(act, A, Bc, W2, b2, v, v0[0], *batch)
     dW1 = np.empty_like(W1)
@@ -194,7 +265,7 @@ def _batch_pass3(act, A, Bc, W2, b2, v, v0, ia, ib, y):
             float(g.sum()))
 
 
-def product_loss_and_gradient(network, instance, *, targets=None):
+def product_loss_and_gradient(network, instance, *, targets=None, precision="float64"):
     """MSE over all 4^n support points and its exact gradient, in product form.
 
     Returns ``(loss, [(dW, db), (du, du0)])`` shaped like :func:`networks.loss_and_gradient`
@@ -210,8 +281,54 @@ def product_loss_and_gradient(network, instance, *, targets=None):
     parts = depth2_parts(network, dim=sup.dim)
     params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
     loss, g = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
-                        _n_blocks(sup))
+                        _n_blocks(sup), precision=_check_precision(precision))
     return loss, [(g[0], g[1]), (g[2][None, :], g[3])]
+
+
+def training_memory_bytes(sup, dims, batch_size=None) -> float:
+    """Estimated peak bytes of :func:`train_product` (float64 unless stated): the parameters
+    with their Adam moments, gradient and temporaries (about 8 copies), the product-form tables
+    (α, β, their float32 copies, Qa, the per-thread Qb partials: about (8 + threads) × 2^n × w1),
+    the target table (4^n, full batch), and per tile / batch the activations (depth 3: about
+    10 arrays of a tile, threads + 1 tiles in flight; mini-batches: about 6 arrays of batch × width)."""
+    import numba
+
+    d, *widths = dims[:-1]
+    w1 = widths[0]
+    n_params = sum(a * b + a for a, b in zip(list(dims[1:]), list(dims[:-1])))
+    size = sup.size
+    need = 8.0 * 8 * n_params
+    need += 8.0 * (8 + numba.get_num_threads()) * size * w1
+    if batch_size is None:
+        need += 8.0 * size * size
+        if len(widths) == 2:
+            from networks.reduction.product import DEPTH3_TILE_ELEMENTS
+            need += ((numba.get_num_threads() + 1) * 10 * 8.0
+                     * max(DEPTH3_TILE_ELEMENTS, size * max(widths)))
+    else:
+        need += 6 * 8.0 * min(batch_size, size * size) * max(widths) + 8.0 * size * size
+    return need
+
+
+def check_training_memory(sup, dims, batch_size=None) -> None:
+    """Refuse (DimensionError, with the estimate and the ways forward) a training run whose
+    :func:`training_memory_bytes` exceed 80% of the available memory."""
+    from circuits.utils.errors import DimensionError
+
+    need = training_memory_bytes(sup, dims, batch_size)
+    avail = available_memory_bytes()
+    if need > 0.8 * avail:
+        raise DimensionError(
+            f"training a network of dims {list(dims)} on the 4^{sup.n} support pairs needs about "
+            f"{need / 2 ** 30:.2f} GiB but {avail / 2 ** 30:.2f} GiB are available; use a "
+            f"smaller width or n, or a machine with more memory")
+
+
+def _check_precision(precision) -> str:
+    if precision not in PRECISIONS:
+        raise InvalidNetworkError(f"precision must be one of {PRECISIONS} (the working precision "
+                                  f"of the depth-2 ReLU pass), got {precision!r}")
+    return precision
 
 
 def _params3(p3):
@@ -285,7 +402,8 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
                   target_loss: "float | None" = None, tol: float = 1e-9,
                   patience: "int | None" = 100, betas=(0.9, 0.999), eps: float = 1e-8,
                   mask=None, blas: "int | None" = 1, progress: bool = False,
-                  desc: str = "train (product form)") -> TrainResult:
+                  desc: str = "train (product form)", precision: str = "float32",
+                  max_seconds=DEFAULT) -> TrainResult:
     """Adam on the MSE over all 4^n support points of a hard instance, in product form.
 
     Parameters
@@ -311,6 +429,30 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         help on a shared machine, see BENCHMARKS.md); None leaves BLAS alone.
     progress : bool
         Progress bar over epochs.
+    precision : "float32" (default) or "float64"
+        Working precision of the full-batch pass of a depth-2 ReLU net (other activations,
+        depth 3 and mini-batches always run in float64).  "float32": pre-activations, ReLU
+        and the sum over neurons in float32 vector lanes, the residual, loss and every gradient
+        accumulation in float64 (float32 partial sums over at most a few hundred terms first;
+        :mod:`networks.reduction._kernels_train32`); measured 4-7x faster per epoch than
+        "float64" at n = 10-12 (BENCHMARKS.md, T1), gradient within 1e-4 relative (max-norm)
+        of the float64 one (tests/test_train_product32.py).  Default because training is where
+        E21-E23 and the reduction spend their time and a float32 gradient is as good a descent
+        direction; the trajectory differs from "float64" by rounding only.  "float64" is the
+        exact-arithmetic reference (equal to :func:`networks.train` to ~1e-12).  The returned
+        network, ``final_loss`` and every exact metric (:func:`networks.support_metrics`) are
+        float64 either way.
+
+    max_seconds : float or None
+        Refuse a run whose estimated time for ``epochs`` epochs exceeds this (RunTooLongError,
+        raised after about 0.04 s of measured epochs, compilation excluded); default
+        ``$DEPTHSEP_MAX_SECONDS``, else 600 s; None: no limit.  The memory a run needs is
+        estimated before anything is allocated and a run beyond 80% of the available memory is
+        refused (DimensionError, with the estimate).
+
+    Epochs are processed in slices of rows of about 0.05 s: a Ctrl-C (KeyboardInterrupt)
+    lands between slices, not after a whole epoch.  A non-finite loss, or a loss above
+    :data:`DIVERGED_FACTOR` times the first, stops the run with InvalidNetworkError.
 
     Returns
     -------
@@ -327,13 +469,17 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         parts = depth2_parts(network, dim=sup.dim)
         act, dims = parts.activation, [sup.dim, parts.width, 1]
         params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
-        grad_fn = _Depth2Grad(sup, act)
+        grad_fn = _Depth2Grad(sup, act, _check_precision(precision))
     Y = _targets(sup, targets)
     mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
                          betas, eps, mask, blas, sup, dims, act)
+    settings["precision"] = ("float32" if isinstance(grad_fn, _Depth2Grad) and grad_fn.code == 0
+                             and grad_fn.precision == "float32" else "float64")
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
+    check_training_memory(sup, dims, batch_size)
+    limit = resolve_max_seconds(max_seconds)
     if mask is not None:
         params[0] *= mask
     if weight_bound is not None:
@@ -343,8 +489,9 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     t0 = time.perf_counter()
     with blas_threads(blas), _numba_threads(sup.size ** 2 * params[0].shape[0]):
         losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
-                               as_rng(seed), target_loss, tol, patience, progress, desc)
-        final = grad_fn(params, Y)[0]
+                               as_rng(seed), target_loss, tol, patience, progress, desc,
+                               _TimeLimit(limit, epochs, desc))
+        final = _final_loss(grad_fn, params, Y)
     layers = [DenseLayer(params[k], params[k + 1]) for k in range(0, len(params) - 2, 2)]
     net = SigmaNetwork(layers + [DenseLayer(params[-2][None, :], params[-1])], activation=act)
     history = {"loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
@@ -358,12 +505,35 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
 class _Depth2Grad:
     """(params, Y, batch=None) -> (loss, grads) of a depth-2 net in product form."""
 
-    def __init__(self, sup, act):
+    def __init__(self, sup, act, precision="float64"):
         self.sup, self.act, self.code, self.n_blocks = sup, act, _activation_code(act), _n_blocks(sup)
+        self.precision = precision
 
-    def __call__(self, params, Y, batch=None):
+    def __call__(self, params, Y, batch=None, precision=None, check=None):
         return _gradient(params, self.sup, self.code, self.act, Y,
-                         0 if batch is not None else self.n_blocks, batch=batch)
+                         0 if batch is not None else self.n_blocks, batch=batch,
+                         precision=precision or self.precision, check=check)
+
+    def warm_up(self, batch: bool) -> None:
+        """Compile (or load from the cache) the kernels the epochs use, on a 4 × 4 problem, so
+        that the first epoch (and the progress bar's rate) does not include compilation."""
+        if self.code < 0:
+            return
+        z = np.zeros((4, 1))
+        if batch:
+            idx = np.zeros(1, dtype=np.int64)
+            _batch_pass(self.code, self.act, z, z, np.zeros(1), np.zeros(1), 0.0, idx, idx,
+                        np.zeros(1))
+        else:
+            _full_pass(self.code, self.act, z, z, np.zeros(1), np.zeros(1), 0.0,
+                       np.zeros((4, 4)), 1, self.precision)
+
+
+def _final_loss(grad_fn, params, Y) -> float:
+    """``final_loss`` always in float64 (the reference pass)."""
+    if isinstance(grad_fn, _Depth2Grad):
+        return grad_fn(params, Y, precision="float64")[0]
+    return grad_fn(params, Y)[0]
 
 
 class _Depth3Grad:
@@ -372,31 +542,98 @@ class _Depth3Grad:
     def __init__(self, sup, act):
         self.sup, self.act = sup, act
 
-    def __call__(self, params, Y, batch=None):
-        return _gradient3(params, self.sup, self.act, Y, batch=batch)
+    def __call__(self, params, Y, batch=None, check=None):
+        return _gradient3(params, self.sup, self.act, Y, batch=batch, check=check)
+
+    def warm_up(self, batch: bool) -> None:
+        """numpy only: nothing to compile."""
+
+
+class _TimeLimit:
+    """Estimate-and-refuse for a training run (like the exhaustive kernels' ``max_seconds``).
+
+    Calibrates on the run itself once at least ``CALIBRATION_S`` of warm epochs (compilation
+    excluded by the warm-up) have passed: within an epoch from its slices
+    (``check(fraction done)``), otherwise from whole epochs.  A run whose estimate for all
+    ``epochs`` exceeds ``max_seconds`` is refused with RunTooLongError before the bulk starts
+    (early stopping may end a run sooner; the estimate is for the cap)."""
+
+    CALIBRATION_S = 0.04
+
+    def __init__(self, max_seconds, epochs, desc):
+        self.max_seconds, self.epochs, self.desc = max_seconds, epochs, desc
+        self.t0 = time.perf_counter()
+        self.epoch_start = self.t0
+        self.epochs_done = 0
+        self.decided = max_seconds is None
+
+    def start_epoch(self, epoch):
+        self.epoch_start = time.perf_counter()
+        self.epochs_done = epoch
+
+    def __call__(self, fraction):
+        """Called between slices of the current epoch."""
+        if self.decided or fraction <= 0:
+            return
+        now = time.perf_counter()
+        if self.epochs_done == 0:
+            if now - self.epoch_start >= self.CALIBRATION_S:
+                self._decide((now - self.epoch_start) / fraction, now)
+        else:
+            self._decide((now - self.t0) / (self.epochs_done + fraction), now)
+
+    def end_epoch(self, epoch):
+        if not self.decided:
+            now = time.perf_counter()
+            if now - self.t0 >= self.CALIBRATION_S:
+                self._decide((now - self.t0) / (epoch + 1), now)
+
+    def _decide(self, per_epoch, now):
+        from circuits.utils.errors import RunTooLongError
+        from circuits.utils.slicing import MAX_SECONDS_ENV, format_seconds
+
+        self.decided = True
+        total = per_epoch * self.epochs
+        if total > self.max_seconds:
+            raise RunTooLongError(
+                f"{self.desc}: {self.epochs} epochs would take about {format_seconds(total)} here "
+                f"(measured {format_seconds(per_epoch)} per epoch), above the limit "
+                f"max_seconds={self.max_seconds:g}. Ways forward: fewer epochs, a smaller width "
+                f"or n, mini-batches (batch_size=...), a larger max_seconds= (or "
+                f"max_seconds=None to run it anyway), or the environment variable "
+                f"{MAX_SECONDS_ENV}",
+                estimate_seconds=total, max_seconds=self.max_seconds, n_items=self.epochs,
+                rate=1.0 / per_epoch)
 
 
 def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, tol, patience,
-          progress, desc):
+          progress, desc, limit):
     losses, best, since, reason = [], math.inf, 0, "epochs"
     total = sup.size * sup.size
+    full = batch_size is None or batch_size >= total
+    grad_fn.warm_up(batch=not full)          # compile before the clock and the progress bar
+    limit.t0 = time.perf_counter()
+    first = []
     with np.errstate(over="ignore", invalid="ignore"), \
             progress_bar(epochs, enabled=progress, desc=desc, unit="epoch") as bar:
         for epoch in range(epochs):
-            if batch_size is None or batch_size >= total:
-                loss, grads = grad_fn(params, Y)
-                _finite(loss, epoch, adam.lr)
+            limit.start_epoch(epoch)
+            if full:
+                loss, grads = grad_fn(params, Y, check=limit)
+                _finite(loss, epoch, adam.lr, first)
                 losses.append(loss)
                 if target_loss is not None and loss <= target_loss:
                     reason = "target_loss"
                     break
                 adam(grads)
             else:
-                loss = _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch)
+                loss = _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch,
+                                        first)
                 losses.append(loss)
                 if target_loss is not None and loss <= target_loss:
                     reason = "target_loss"
                     break
+            limit.end_epoch(epoch)
             bar.update(1)
             if loss < best - tol:
                 best, since = loss, 0
@@ -408,7 +645,7 @@ def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, t
     return losses, reason
 
 
-def _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch) -> float:
+def _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch, first) -> float:
     n = sup.n
     order = rng.permutation(sup.size * sup.size).astype(np.int64)
     acc = 0.0
@@ -417,16 +654,30 @@ def _minibatch_epoch(params, adam, sup, grad_fn, Y, batch_size, rng, epoch) -> f
         ia, ib = k >> n, k & (sup.size - 1)              # pair index a·2^n + b
         y = np.ascontiguousarray(Y[ia, ib])
         loss_b, grads = grad_fn(params, Y, batch=(ia, ib, y))
-        _finite(loss_b, epoch, adam.lr)
+        _finite(loss_b, epoch, adam.lr, first)
         acc += loss_b * k.size
         adam(grads)
     return acc / order.size
 
 
-def _finite(loss, epoch, lr):
+#: A loss this many times the first one means the run diverged (Adam never recovers from it).
+DIVERGED_FACTOR = 1e6
+
+
+def _finite(loss, epoch, lr, first=None):
+    """Stop a diverging run: a non-finite loss, or (``first`` = [the run's first loss]) a loss
+    above DIVERGED_FACTOR times the first."""
     if not math.isfinite(loss):
         raise InvalidNetworkError(f"training diverged at epoch {epoch} (loss {loss}); lower lr "
                                   f"(now {lr}) or set weight_bound")
+    if first is not None:
+        if not first:
+            first.append(loss)
+        elif first[0] > 0 and loss > DIVERGED_FACTOR * first[0]:
+            raise InvalidNetworkError(
+                f"training diverged at epoch {epoch}: loss {loss:.3g} is more than "
+                f"{DIVERGED_FACTOR:.0e} times the first loss {first[0]:.3g}; lower lr (now {lr}) "
+                f"or set weight_bound")
 
 
 def refit_output_layer(network, instance, *, activation=None, targets=None) -> SigmaNetwork:

@@ -82,3 +82,33 @@ def untwisted_M(V, shifts):
     size = len(V)
     return [[sum(V[a ^ r][b ^ s] for r, s in shifts) / len(shifts) for b in range(size)]
             for a in range(size)]
+
+
+def relu_train_pass(Ac, B, u, u0, Y):
+    """Twin of the product-form ReLU pass: plain loops over every pair (a, b) and neuron.
+
+    z_i = Ac[a][i] + B[b][i]; N = u0 + sum_i u_i max(z_i, 0); g = 2 (N - Y[a][b]) / #pairs;
+    returns (Qa, Qb, Su, loss, sum g) with Qa[a][i] = sum_b g [z_i > 0], Qb[b][i] = sum_a g [z_i > 0],
+    Su[i] = sum_{a,b} g max(z_i, 0) (math.fsum throughout)."""
+    size_a, size_b, w = len(Ac), len(B), len(u)
+    total = size_a * size_b
+    qa = [[[] for _ in range(w)] for _ in range(size_a)]
+    qb = [[[] for _ in range(w)] for _ in range(size_b)]
+    su = [[] for _ in range(w)]
+    loss, gs = [], []
+    for a in range(size_a):
+        for b in range(size_b):
+            z = [Ac[a][i] + B[b][i] for i in range(w)]
+            val = math.fsum([u0] + [u[i] * max(z[i], 0.0) for i in range(w)])
+            r = val - Y[a][b]
+            loss.append(r * r)
+            g = 2.0 * r / total
+            gs.append(g)
+            for i in range(w):
+                if z[i] > 0:
+                    qa[a][i].append(g)
+                    qb[b][i].append(g)
+                    su[i].append(g * z[i])
+    fs = math.fsum
+    return ([[fs(x) for x in row] for row in qa], [[fs(x) for x in row] for row in qb],
+            [fs(x) for x in su], fs(loss) / total, fs(gs))

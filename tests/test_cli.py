@@ -223,3 +223,29 @@ def test_module_entry_point_help_from_elsewhere(tmp_path):
         [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert proc.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_check_unknown_target_lists_the_targets(capsys, ip3_file):
+    # issue 24: "--target xor" used to say "no such file: xor"
+    rc, _, err = run(capsys, "check", ip3_file, "--target", "xor")
+    assert rc != 0 and "'xor'" in err
+    assert all(t in err for t in ("ip", "parity", "majority", "and", "or", "truth-table file"))
+
+
+def test_json_without_out_says_the_files_are_removed(capsys):
+    # issue 24: --json without --out logged file paths that no longer exist afterwards
+    rc, out, err = run(capsys, "--json", "ip-demo", "--n-max", "2", "--depth2-n-max", "1")
+    assert rc == 0 and json.loads(out)["out"] is None
+    assert "temporary directory that is removed" in err and "--out DIR" in err
+
+
+def test_messages_print_numbers_plainly():
+    # issue 24: messages printed np.float64(0.5) instead of 0.5
+    from circuits.utils.validation import check_real
+
+    with pytest.raises(ValueError) as info:
+        check_real(np.float64(-0.5), name="eps", minimum=0)
+    assert "got -0.5" in str(info.value) and "np." not in str(info.value)
+    with pytest.raises(ValueError) as info:
+        check_real(np.float32("nan"), name="eps", minimum=0)
+    assert "np." not in str(info.value)

@@ -153,7 +153,16 @@ def test_theory_table_prints_before_writing_and_survives_a_failed_write(tmp_path
 # ------------------------------------------------------------------ reduce, ceiling, radial
 
 @pytest.mark.parametrize("module, args, match", [
-    ("reduction", ["--n", "40"], "argument --n: 40 is not between 2 and 14"),
+    ("reduction", ["--n", "40"], "argument --n: 40 is not between 2 and 12"),
+    # issue 24: the range is what the command can run (13-14 used to reach the library's
+    # "Pass allow_large=True", a Python argument the CLI does not have)
+    ("reduction", ["--n", "13"], "argument --n: 13 is not between 2 and 12"),
+    ("reduction", ["--seed", "-1"], "argument --seed: -1 is not between 0 and 4294967295"),
+    ("ceiling", ["--seed", "-1"], "argument --seed: -1 is not between 0 and 4294967295"),
+    ("radial", ["--seed", "-1"], "argument --seed: -1 is not between 0 and 4294967295"),
+    ("reduction", ["--out", ""], "--out : cannot write results there .an empty path"),
+    ("ceiling", ["--out", ""], "--out : cannot write results there .an empty path"),
+    ("radial", ["--out", ""], "--out : cannot write results there .an empty path"),
     ("reduction", ["--lr", "-1"], "argument --lr"),
     ("reduction", ["--m", "2"], "argument --m: 2 is below n = 6"),
     ("reduction", ["--epochs", "0"], "argument --epochs"),

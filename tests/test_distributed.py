@@ -358,3 +358,32 @@ def test_a_cancelled_chunk_is_never_folded_as_a_result(client):
         run_chunks(_slow_squares, 40_000, combine=combine, initial=0, client=client,
                    chunk_size=500, timeout=10)
     assert all(isinstance(p, int) for p in folded)
+
+
+@pytest.mark.parametrize("status", ["finished", "error"])
+def test_a_chunk_cancelled_between_status_and_result_raises_cluster_lost(client, monkeypatch,
+                                                                        status):
+    # the race seen under load, made deterministic: a chunk's status reads "finished" (or
+    # "error"), and the future is cancelled before .result() returns; the documented
+    # ClusterLostError must come out, never a raw FutureCancelledError or a folded value
+    from distributed.client import FutureCancelledError
+    real = distributed.Future.result
+    calls = []
+
+    def racing_result(self, *args, **kwargs):
+        if str(self.key).startswith("depthsep-chunk-") and not calls:
+            calls.append(self.key)
+            real(self, *args, **kwargs)             # it really had finished ...
+            raise FutureCancelledError(self.key, "cancelled")   # ... then was cancelled
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Future, "result", racing_result)
+    if status == "error":
+        monkeypatch.setattr(distributed.Future, "status", property(
+            lambda self: "error" if str(self.key).startswith("depthsep-chunk-") and not calls
+            else self._state.status))
+    folded = []
+    with pytest.raises(parallel.ClusterLostError, match="cancelled") as info:
+        run_chunks(_squares, 4000, combine=lambda a, p: folded.append(p) or a, initial=0,
+                   client=client, chunk_size=500, timeout=10)
+    assert calls and info.value.total == 8 and info.value.done == len(folded) < 8

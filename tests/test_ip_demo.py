@@ -40,3 +40,19 @@ def test_negative_control_a_broken_circuit_gives_exit_code_1(capsys, monkeypatch
     bad = [line.split() for line in out.splitlines() if line.startswith("ip_depth3")][-1]
     assert int(bad[1]) == 3 and int(bad[8]) > 0
     assert np.all(circuits.truth_table(real(3)) == circuits.inner_product_mod2(3))
+
+
+def test_demo_saves_every_circuit_as_a_circuit_file(tmp_path, capsys):
+    # issue 24: the circuits were only in the JSON summary; each is now a circuit file that
+    # load_circuit reads back and that computes IP on all 4^n inputs
+    import json
+
+    from circuits.io import load_circuit
+    assert ip_demo.main(["--n-max", "3", "--depth2-n-max", "2", "--no-progress",
+                         "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "ip_demo.json").read_text())["rows"]
+    assert len(rows) == 5
+    for row in rows:
+        circ = load_circuit(tmp_path / row["file"])
+        assert circ.depth == row["depth"] and circ.n_inputs == 2 * row["n"]
+        assert circuits.count_disagreements(circ, "ip").count == 0

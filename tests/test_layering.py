@@ -62,3 +62,42 @@ def test_negative_control_an_experiment_import_is_seen(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def main():\n    from experiments.reduction import run_one\n")
     assert "experiments" in set(top_level_imports(bad))
+
+
+def full_imports(path, pkg=None):
+    """Every module a file imports, absolute or relative (resolved against its package)."""
+    pkg = pkg or ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = pkg.split(".")[:len(pkg.split(".")) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            yield mod
+            yield from (f"{mod}.{alias.name}" for alias in node.names)
+
+
+def _reaches_up(name: str) -> bool:
+    return name.startswith(("networks.train", "networks.separation"))
+
+
+def test_the_reduction_package_only_reduces():
+    """networks.reduction never trains and never runs experiments: the whole-run orchestration
+    (train, then reduce) lives above it, in networks.separation.reduction_run (issue 20)."""
+    files = list((ROOT / "networks" / "reduction").rglob("*.py"))
+    assert len(files) >= 10
+    for path in files:
+        bad = [m for m in full_imports(path) if _reaches_up(m)]
+        assert not bad, f"{path} imports {bad}"
+
+
+def test_negative_control_a_reduction_module_reaching_the_trainer_is_seen(tmp_path):
+    fake = tmp_path / "probe.py"
+    for text in ("from networks.train_product import train_product\n",
+                 "def f():\n    from ..separation import reduction_run\n",
+                 "from .. import train\n", "import networks.train\n"):
+        fake.write_text(text)
+        assert any(_reaches_up(m) for m in full_imports(fake, "networks.reduction")), text
+    fake.write_text("from . import fwht\nfrom ..sigma import SigmaNetwork\n")
+    assert not any(_reaches_up(m) for m in full_imports(fake, "networks.reduction"))

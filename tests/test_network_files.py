@@ -1,9 +1,6 @@
 """Saved σ-networks always load (issue 25 item 3)."""
 
 import numpy as np
-import pytest
-
-from circuits.utils.errors import InvalidNetworkError
 from networks import sigma
 from networks.sigma import SigmaNetwork
 
@@ -29,16 +26,7 @@ def test_the_default_byte_limit_covers_every_network_within_max_params():
     assert sigma.MAX_NETWORK_BYTES >= 30 * sigma.MAX_NETWORK_PARAMS + (1 << 16)
 
 
-def test_save_refuses_what_load_would_refuse(tmp_path):
-    net = _net([30, 20, 1])
-    with pytest.raises(InvalidNetworkError, match="max_params"):
-        net.save(tmp_path / "n.json", max_params=100)
-    assert not (tmp_path / "n.json").exists()
-    path = net.save(tmp_path / "n.json", max_params=net.n_params)
-    assert SigmaNetwork.load(path, max_params=net.n_params).equals(net)
-
-
 def test_a_network_of_many_one_input_rows_saves_and_loads_at_its_exact_size(tmp_path):
     net = _net([1, 3000, 1])                       # as many row brackets as weights
-    path = net.save(tmp_path / "rows.json", max_params=net.n_params)
-    assert SigmaNetwork.load(path, max_params=net.n_params).equals(net)
+    path = net.save(tmp_path / "rows.json")
+    assert SigmaNetwork.load(path).equals(net)

@@ -56,3 +56,20 @@ def test_snippet_runs_alone(source, code, tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
     )
     assert proc.returncode == 0, f"{source} block failed:\n{code}\n--- stderr ---\n{proc.stderr[-3000:]}"
+
+
+def test_readme_says_up_front_what_was_not_available():
+    # issue 24: the first lines say the full text was not available and that the constructions
+    # and constants are the project's own re-derivations
+    head = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split("## ")[0].split())
+    assert "three papers" in head and "was not available" in head, head
+    assert "abstract" in head and "re-derivation" in head and "constant" in head, head
+
+
+def test_readme_dask_snippets_run_as_scripts():
+    # a LocalCluster starts processes (spawn): without the __main__ guard, saved as a script,
+    # the snippet re-runs itself in every worker
+    for _, code in readme_blocks():
+        if "LocalCluster(" in code:
+            guard = code.find('if __name__ == "__main__":')
+            assert 0 <= guard < code.find("LocalCluster(n_workers"), code

@@ -367,11 +367,16 @@ def test_train_product_equals_train_full_batch():
     X, _, y = inst.support()
     net = _net(inst.dim, 12, "relu", seed=3)
     r0 = train(net, X, y.astype(float), epochs=40, lr=0.01, patience=None)
-    r1 = train_product(net, inst, epochs=40, lr=0.01, patience=None)
+    r1 = train_product(net, inst, epochs=40, lr=0.01, patience=None, precision="float64")
     for a, b in zip(r0.network.layers, r1.network.layers):
         assert np.abs(a.weights - b.weights).max() <= 1e-10
     assert abs(r0.history["final_loss"] - r1.history["final_loss"]) <= 1e-12
     assert r1.history["reason"] == "epochs" and r1.history["settings"]["form"] == "product"
+    assert r1.history["settings"]["precision"] == "float64"
+    r2 = train_product(net, inst, epochs=40, lr=0.01, patience=None)     # default: float32 lanes
+    assert r2.history["settings"]["precision"] == "float32"
+    for a, b in zip(r0.network.layers, r2.network.layers):
+        assert 0 < np.abs(a.weights - b.weights).max() <= 1e-5
 
 
 def test_train_product_minibatch_and_mask(inst3):

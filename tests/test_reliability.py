@@ -24,10 +24,18 @@ from circuits.utils.parallel import format_seconds, resolve_max_seconds, run_chu
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _default_sigint():
+    # the child handles Ctrl-C as a process started from a terminal does, even when pytest
+    # itself was started with SIGINT ignored (``nohup pytest &``, some CI runners): an ignored
+    # disposition is inherited across exec, and Python then installs no KeyboardInterrupt handler
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _child(code: str, env=None):
     full = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=full, cwd=str(ROOT))
+                            stderr=subprocess.PIPE, text=True, env=full, cwd=str(ROOT),
+                            preexec_fn=_default_sigint)
 
 
 # ------------------------------------------------------------------ item 1: Ctrl-C
@@ -86,14 +94,19 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second(kind, executor):
 def test_deferred_sigint_reraises_after_the_call():
     # the guard that keeps numba's return boxing whole: a SIGINT during the call is held and
     # raised when the call returns, with the call's result intact
+    # (Python's own handler is installed for the test: under ``nohup pytest`` SIGINT is ignored)
     seen = []
-    with pytest.raises(KeyboardInterrupt):
-        with slicing._deferred_sigint():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
-            seen.append("body finished")
-    assert seen == ["body finished"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with slicing._deferred_sigint():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+                seen.append("body finished")
+        assert seen == ["body finished"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, outer)
 
 
 def test_threads_stop_at_the_next_slice_when_the_run_is_cancelled():

@@ -94,3 +94,21 @@ def test_rows_are_library_checks_and_no_experiment_imports_another():
 def test_unknown_row_id_is_refused(tt, tmp_path):
     with pytest.raises(SystemExit):
         tt.main(["--only", "E99", "--out", str(tmp_path)])
+
+
+def test_ctrl_c_keeps_the_rows_that_finished(tt, tmp_path, capsys, monkeypatch):
+    # issue 24: Ctrl-C in row E5 used to lose E1 and E3; now they are printed and written,
+    # the JSON says what was not run, and the exit status is 130
+    obj, expected, _ = tt.ROWS["E5"]
+
+    def interrupted(ctx):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(tt.ROWS, "E5", (obj, expected, interrupted))
+    rc = tt.main(["--only", "E1,E3,E5,E12", "--no-progress", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    rec = _load(tmp_path)
+    assert rc == 130
+    assert [r["id"] for r in rec["rows"]] == ["E1", "E3"] and rec["interrupted"] is True
+    assert rec["rows_not_run"] == ["E5", "E12"] and "--only E5,E12" in err
+    assert "E1" in out and "E3" in out

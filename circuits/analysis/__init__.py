@@ -13,7 +13,9 @@
   (HiGHS) with exact certificates (decided in :mod:`~circuits.analysis._threshold_lp`),
   minimal weights, Chow parameters;
 - :mod:`~circuits.analysis.threshold_search` — counts of monotone and threshold functions,
-  small depth-2 searches.
+  small depth-2 searches;
+- :mod:`~circuits.analysis.exact_synthesis` — least THR o THR circuits by CP-SAT, with complete
+  weight bounds and re-verified witnesses (:func:`least_depth2`).
 
 Examples
 --------
@@ -42,6 +44,8 @@ from circuits.analysis.threshold_functions import (Summability, ThresholdTest, c
                                                    threshold_gate)
 from circuits.analysis.threshold_search import (Depth2Size, all_threshold_functions,
                                                 count_threshold_functions, min_depth2_size)
+from circuits.analysis.exact_synthesis import (LeastDepth2, SizeClaim, decide_depth2,
+                                               least_depth2, weight_bound)
 
 __all__ = [
     # spectral
@@ -59,4 +63,6 @@ __all__ = [
     "ThresholdTest", "Summability", "Depth2Size", "is_threshold_function", "minimal_weights",
     "chow_parameters", "threshold_gate", "all_threshold_functions", "count_threshold_functions",
     "min_depth2_size",
+    # exact synthesis (OR-Tools CP-SAT)
+    "LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "weight_bound",
 ]

@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from circuits.threshold import preactivation_bound
-from circuits.utils.errors import DepthsepError, InvalidCircuitError
+from circuits.utils.errors import InvalidCircuitError
+from circuits.utils.errors import DepthsepError
 
 __all__ = ["Summability"]
 
@@ -44,7 +45,7 @@ class Summability(NamedTuple):
 def _verify_weights(Z: np.ndarray, y: np.ndarray, w: "list[int]", t: int) -> bool:
     """Exactly check ``y == [Z w >= t]`` (bound in Python ints, then int64 products)."""
     try:
-        preactivation_bound([w], [t])
+        preactivation_bound(w, t)
     except InvalidCircuitError:
         return False
     if Z.shape[1] == 0:

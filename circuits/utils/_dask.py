@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import CancelledError
 
 from circuits.utils.errors import ClusterLostError
 from circuits.utils.parallel import (_default_chunk_size, chunk_bounds, require_distributed,
@@ -150,6 +151,18 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
             client.close()
 
 
+def _cancelled(client, fut, status, address) -> str:
+    """What to say about a chunk that ended cancelled (or whose status is ``status`` but whose
+    result turned out cancelled: the future was cancelled between the status check and
+    ``.result()``)."""
+    state = getattr(client, "status", "unknown")
+    if state != "running":
+        return (f"lost the Dask scheduler at {address} (client status {state!r}): chunk "
+                f"{fut.key} ended {status!r}, then cancelled")
+    return (f"chunk {fut.key} was cancelled on the Dask cluster at {address} (status {status!r}; "
+            f"cancelled by the scheduler or another client)")
+
+
 #: Seconds one finished chunk's result may take to arrive before the health checks run again.
 _GATHER_SECONDS = 10.0
 
@@ -190,11 +203,16 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                         # bounded: a result whose worker just died makes Dask recompute it,
                         # and gather would wait for that forever if no worker is left
                         part = fut.result(timeout=_GATHER_SECONDS)
+                    except CancelledError:           # cancelled between the check and here
+                        raise lost(_cancelled(client, fut, "finished", address)) from None
                     except (OSError, TimeoutError):  # CommClosedError, or still recomputing
                         ac.add(fut)                  # wait for it again (timeout below)
                         continue
                 elif status == "error":
-                    fut.result()            # the task's own exception, after its retries
+                    try:
+                        fut.result()        # the task's own exception, after its retries
+                    except CancelledError:  # cancelled after the status check
+                        raise lost(_cancelled(client, fut, "error", address)) from None
                     raise lost(f"chunk {fut.key} failed without an exception")  # pragma: no cover
                 elif status in ("lost", "pending"):
                     # its result was lost with a worker after it finished: the scheduler
@@ -202,12 +220,7 @@ def _fold_dask(client, futures, combine, initial, progress, desc, timeout):
                     ac.add(fut)
                     continue
                 else:
-                    state = getattr(client, "status", "unknown")
-                    if state != "running":
-                        raise lost(f"lost the Dask scheduler at {address} (client status "
-                                   f"{state!r}): chunk {fut.key} ended {status!r}") from None
-                    raise lost(f"chunk {fut.key} ended {status!r} on the Dask cluster at "
-                               f"{address} (cancelled by the scheduler or another client)")
+                    raise lost(_cancelled(client, fut, status, address))
                 pending.discard(fut.key)
                 acc = combine(acc, part)
                 done += 1

@@ -130,6 +130,8 @@ def id_list(choices):
 def output_dir_problem(path) -> "str | None":
     """Create ``path`` (with parents) and write/remove a probe file there; ``None`` if that
     worked, else the reason (a short phrase) it cannot hold results."""
+    if str(path).strip() == "":
+        return "an empty path would write into the current directory; pass --out . to mean that"
     path = Path(path)
     try:
         if path.exists() and not path.is_dir():
@@ -146,45 +148,8 @@ def output_dir_problem(path) -> "str | None":
     return None
 
 
-#: Output directories this process holds locked: {resolved path: open lock file descriptor}.
-_HELD_LOCKS: dict = {}
-LOCK_NAME = ".depthsep.lock"
-
-
-def lock_output_dir(path) -> "str | None":
-    """Take an exclusive lock on the output directory ``path`` for the rest of this process;
-    ``None`` if taken (or already held by this process), else why not.
-
-    The lock is ``flock`` on ``path/.depthsep.lock``: the kernel drops it when the process
-    ends, however it ends (SIGKILL included), and it holds across PID namespaces.  A file
-    system without ``flock`` support is not locked (a note, not an error).
-    """
-    try:
-        import fcntl
-    except ImportError:          # pragma: no cover - not POSIX
-        return None
-    key = os.path.realpath(path)
-    if key in _HELD_LOCKS:
-        return None
-    try:
-        fd = os.open(os.path.join(key, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-    except OSError as exc:
-        return f"cannot create the lock file ({exc.strerror or exc})"
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return "another depthsep run is writing there"
-    except OSError:              # no flock on this file system: run unlocked
-        os.close(fd)
-        return None
-    _HELD_LOCKS[key] = fd
-    return None
-
-
 def check_output_dir(parser: argparse.ArgumentParser, path, *, option: str = "--out") -> Path:
-    """Before any work: make sure results can be written under ``path`` and lock it for this
-    run (:func:`lock_output_dir`: two runs on one directory would mix their files), else
+    """Before any work: make sure results can be written under ``path``, else
     ``parser.error`` (exit status 2) naming ``option``.  Returns ``Path(path)``.
 
     The directory is created if needed (the run would create it anyway).
@@ -193,10 +158,6 @@ def check_output_dir(parser: argparse.ArgumentParser, path, *, option: str = "--
     if problem is not None:
         parser.error(f"{option} {path}: cannot write results there ({problem}); choose a "
                      f"writable directory")
-    problem = lock_output_dir(path)
-    if problem is not None:
-        parser.error(f"{option} {path}: {problem} (lock {Path(path) / LOCK_NAME}); wait for it "
-                     f"to finish or choose another directory")
     return Path(path)
 
 

@@ -32,8 +32,8 @@ import numpy as np
 
 from circuits.utils.errors import DepthsepError
 
-__all__ = ["read_document", "parse_document", "check_header", "MAX_DOCUMENT_BYTES",
-           "MAX_DOCUMENT_DEPTH"]
+__all__ = ["read_document", "parse_document", "check_header", "read_regular_file",
+           "MAX_DOCUMENT_BYTES", "MAX_DOCUMENT_DEPTH"]
 
 #: Default size limit of a document file (bytes); loaders take ``max_bytes=``.
 MAX_DOCUMENT_BYTES = 1 << 27
@@ -47,6 +47,59 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 def _short(v, n: int = 60) -> str:
     text = repr(v)
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def read_regular_file(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
+
+    The one way every loader reads a file.  The path is opened non-blocking (a FIFO cannot
+    block the open) and ``fstat`` of the opened descriptor decides: anything but a regular
+    file (FIFO, socket, device such as ``/dev/zero`` behind a symlink, directory) is refused
+    before a byte is read; so is a file larger than ``max_bytes``; the read itself is capped at
+    ``max_bytes + 1`` (a file that grows while read cannot outrun the check).
+
+    Raises ``error`` (message starting with the path) for every problem except a missing path,
+    which raises ``FileNotFoundError``.
+    """
+    import os
+    import stat as _stat
+    path = Path(path)
+    where = f"{path}: "
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no file at {path}") from None
+    except IsADirectoryError:
+        raise error(f"{where}is a directory, not a file; give the path of a file") from None
+    except OSError as exc:
+        raise error(f"{where}cannot be opened ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if _stat.S_ISDIR(st.st_mode):
+            raise error(f"{where}is a directory, not a file; give the path of a file")
+        if not _stat.S_ISREG(st.st_mode):
+            raise error(f"{where}is not a regular file (a FIFO, socket or device); copy the "
+                        f"content to a regular file first")
+        if st.st_size > max_bytes:
+            raise error(f"{where}file has {st.st_size:,} bytes, above max_bytes={max_bytes:,}; "
+                        f"pass a larger max_bytes if the file is trusted")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            try:
+                b = os.read(fd, min(left, 1 << 24))
+            except OSError as exc:
+                raise error(f"{where}cannot be read ({exc.strerror or exc})") from None
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    if len(raw) > max_bytes:
+        raise error(f"{where}more than max_bytes={max_bytes:,} bytes (the file grew while being "
+                    f"read); pass a larger max_bytes if it is trusted")
+    return raw
 
 
 def read_document(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BYTES,
@@ -75,12 +128,9 @@ def read_document(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BY
     """
     from circuits.utils.validation import check_int
     max_bytes = check_int(max_bytes, name="max_bytes", minimum=1)
-    from circuits.utils.safe_read import read_regular_file
     path = Path(path)
     where = f"{path}: "
-    # not a regular file (FIFO, device, directory): refused before opening; size from stat,
-    # then a read capped at max_bytes + 1 (FileNotFoundError passes through, as documented)
-    raw = read_regular_file(path, error=error, max_bytes=max_bytes, what="document file")
+    raw = read_regular_file(path, error=error, max_bytes=max_bytes)
     return parse_document(raw, where=where, error=error, max_depth=max_depth,
                           max_values=max_values)
 

@@ -7,57 +7,25 @@ into place with ``os.replace``, so an interrupted run never leaves a half-writte
 Results get the permissions of any other new file (``0666 & ~umask``, so 0644 under the usual
 umask 022; an existing file keeps its mode).  The temporary file is ``.NAME.PID-XXXXXXXX.tmp``;
 a process killed between creating and renaming it (SIGKILL, power loss) leaves it behind, and
-the next atomic write to the same directory removes such leftovers *by age only*: our
-temporary files older than a day.  The PID in the name is never used to decide (a writer in
-another PID namespace, e.g. a container sharing the directory, looks dead from here), so a
-concurrent writer's temporary file is never touched.  Runs that write a whole output directory
-also lock it (:func:`circuits.utils.cli.check_output_dir`).
+the next atomic write to the same directory removes such leftovers: those whose writer process
+is gone, and any of our temporary files older than a day.  A concurrent writer's temporary file
+(its process is alive) is never touched.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import re
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["write_json_atomic", "write_bytes_atomic", "to_jsonable", "read_json", "savefig_atomic",
-           "clean_stale_temp_files", "record_writes"]
-
-#: Open :func:`record_writes` blocks: each a dict {absolute path: (st_dev, st_ino)}.
-_RECORDERS: list = []
-_RECORDERS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def record_writes():
-    """Collect the files the atomic writers of this process write inside the block.
-
-    Yields a dict ``{absolute path: (st_dev, st_ino)}`` filled as files are written (from any
-    thread); the identity lets a reader check that the file it opens later is the one written
-    (not a symlink or another file put there since).
-
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as d, record_writes() as written:
-    ...     _ = write_json_atomic(os.path.join(d, "a.json"), {"x": 1})
-    ...     sorted(os.path.basename(p) for p in written)
-    ['a.json']
-    """
-    written: dict = {}
-    with _RECORDERS_LOCK:
-        _RECORDERS.append(written)
-    try:
-        yield written
-    finally:
-        with _RECORDERS_LOCK:
-            _RECORDERS.remove(written)
+           "clean_stale_temp_files"]
 
 
 def to_jsonable(obj):
@@ -98,7 +66,7 @@ def to_jsonable(obj):
 #: Our temporary files: ``.NAME.PID-XXXXXXXX.tmp`` (``tempfile.mkstemp`` adds the 8 characters).
 _TMP_RE = re.compile(r"^\..+\.(\d+)-[A-Za-z0-9_]{8}\.tmp$")
 #: Temporary files of ours older than this are stale whoever wrote them (seconds).
-_STALE_SECONDS = 86400.0
+_STALE_SECONDS = 3600.0
 
 
 def _umask() -> int:
@@ -123,9 +91,10 @@ def clean_stale_temp_files(directory, *, now: "float | None" = None) -> list:
     """Remove our leftover temporary files in ``directory``; returns the paths removed.
 
     A file is removed if it matches ``.NAME.PID-XXXXXXXX.tmp`` and was last modified more than
-    a day ago: by age only, never because process ``PID`` seems gone (PID namespaces make that
-    test wrong for a live writer in a container).  Errors (a file removed meanwhile, no
-    permission) are ignored.
+    ``_STALE_SECONDS`` (an hour) ago: by age only.  Whether process ``PID`` is alive says nothing
+    (a writer in another PID namespace, a container or another machine sharing the directory,
+    has a PID this process cannot see), so a fresh temp file is always kept.  Errors (a file
+    removed meanwhile, no permission) are ignored.
     """
     now = time.time() if now is None else now
     removed = []
@@ -177,14 +146,6 @@ def write_bytes_atomic(path, data: bytes) -> Path:
         except OSError:
             pass
         raise
-    if _RECORDERS:
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except OSError:
-            return path
-        with _RECORDERS_LOCK:
-            for written in _RECORDERS:
-                written[os.path.abspath(path)] = (st.st_dev, st.st_ino)
     return path
 
 

@@ -395,11 +395,16 @@ class _Ticking:
 
 
 def _run_executor(task, bounds, combine, initial, executor, progress, desc, meter=None):
-    where = {executor.submit(task, s, e): (s, e) for s, e in bounds}
-    futures = list(where)
+    where, futures = {}, []
     acc = initial
     n_items = bounds[-1][1] if bounds else 0
     try:
+        # submitted inside the try: a Ctrl-C (or a refusal) while chunks are still being
+        # submitted cancels the ones already queued and stops the running ones (issue 25)
+        for s, e in bounds:
+            fut = executor.submit(task, s, e)
+            where[fut] = (s, e)
+            futures.append(fut)
         with _bar(n_items, progress, desc) as bar:
             pending = set(futures)
             shown = 0

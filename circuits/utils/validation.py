@@ -40,6 +40,12 @@ def check_int(value, *, name: str, minimum: "int | None" = None, maximum: "int |
     return v
 
 
+def _plain(value):
+    """A numpy scalar as the Python number it holds, so messages print ``0.5``, not
+    ``np.float64(0.5)``; anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def check_real(value, *, name: str, minimum: "float | None" = None, maximum: "float | None" = None,
                strict: bool = True, allow_none: bool = False, allow_inf: bool = False,
                what: "str | None" = None) -> "float | None":
@@ -68,10 +74,10 @@ def check_real(value, *, name: str, minimum: "float | None" = None, maximum: "fl
         raise TypeError(f"{name} must be a real number{about}, got {type(value).__name__}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise InvalidArgumentError(f"{name} must be a finite number{about}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a finite number{about}, got {_plain(value)!r}")
     if minimum is not None and (v <= minimum if strict else v < minimum):
         op = ">" if strict else ">="
-        raise InvalidArgumentError(f"{name} must be {op} {minimum:g}{about}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be {op} {minimum:g}{about}, got {_plain(value)!r}")
     if maximum is not None and v > maximum:
-        raise InvalidArgumentError(f"{name} must be <= {maximum:g}{about}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be <= {maximum:g}{about}, got {_plain(value)!r}")
     return v

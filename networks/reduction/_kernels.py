@@ -149,11 +149,12 @@ def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats, a_lo, a_hi):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss):
+def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss, total):
     """One full-batch forward + backward pass of the MSE over all pairs (a, b), product form.
 
     With z_i(a, b) = A[a, i] + c[i] + B[b, i] (``Bt`` = B transposed, contiguous) and
-    g(a, b) = 2 (N(a, b) - Y[a, b]) / (#pairs):
+    g(a, b) = 2 (N(a, b) - Y[a, b]) / total (total = #pairs of the whole epoch; the rows of A, Y
+    may be one slice of them):
     Qa[a, i] = sum_b g σ'(z_i), Qb[blk, b, i] = sum_{a in blk} g σ'(z_i),
     Su[blk, i] = sum_{a in blk, b} g σ(z_i), rows_loss[a] = (sum_b (N - Y)² compensated
     (Neumaier), sum_b g).  Qb must be zero on entry.
@@ -169,7 +170,6 @@ def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss):
     size_a = A.shape[0]
     w = A.shape[1]
     size_b = Bt.shape[1]
-    total = size_a * size_b
     per_block = (size_a + n_blocks - 1) // n_blocks
     for blk in prange(n_blocks):
         val = np.empty(size_b)

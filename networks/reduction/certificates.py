@@ -1,6 +1,6 @@
 """Step 4 (THEORY §4.5, §4.7): the chain of inequalities, each stated with its numbers.
 
-average accuracy (MSE <= 1/4 - γ) -> ρ >= 2γ -> quantisation keeps ρ_q > 0 -> uniform margin
+average accuracy (MSE <= 1/4 - γ) -> ρ = 2γ + E[Ñ²]/2 (an identity) -> quantisation keeps ρ_q > 0 -> uniform margin
 after k copies -> sign(M_k) = H everywhere -> rank M_k <= k(1 + sum_i min(K_i^A, K_i^B)) <=
 k(1 + wK) -> Forster 2^{n/2} <= sign-rank(H) <= rank M_k -> implied width lower bound; and the
 correlation route of §4.7 as an independent cross-check.  An inequality that fails is reported
@@ -31,7 +31,9 @@ class Inequality:
 
     ``offending`` names the input that breaks it (e.g. the pair (a, b) with the worst margin)
     when ``holds`` is False; ``kind`` is "checked" (verified on numbers), "implied" (a bound
-    derived from checked links) or "info".
+    derived from checked links), "identity" (an equation true for every predictor, shown with
+    both sides; it fails only on rounding), "automatic" (true as soon as an earlier link holds,
+    e.g. Forster's bound once sign(M_k) = H) or "info".
     """
 
     name: str
@@ -52,10 +54,16 @@ class Inequality:
                 "by_dimension": self.by_dimension}
 
 
+#: Relative tolerance of an identity link (both sides are exact sums of the same 4^n floats).
+IDENTITY_RTOL = 1e-9
+
+
 def _ineq(name, statement, lhs, relation, rhs, *, kind="checked", note="", offending=None,
           by_dimension=False):
     lhs, rhs = float(lhs), float(rhs)
-    ops = {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs}
+    same = abs(lhs - rhs) <= IDENTITY_RTOL * max(1.0, abs(lhs), abs(rhs))
+    ops = {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs,
+           "==": same if kind == "identity" else lhs == rhs}
     holds = bool(ops[relation])
     return Inequality(name, statement, lhs, relation, rhs, holds, kind, note,
                       None if holds else offending, bool(by_dimension))
@@ -103,6 +111,10 @@ class Certificate:
             verdict = "ok" if i.holds else ("FAILS" if i.kind != "info" else "-")
             if i.holds and i.by_dimension:
                 verdict = "ok (by dimension only)"
+            elif i.holds and i.kind == "identity":
+                verdict = "identity (true for every predictor)"
+            elif i.holds and i.kind == "automatic":
+                verdict = "automatic (sign(M_k) = H)"
             rows.append(f"{i.name:<22} {i.statement:<48} {i.lhs:>12.5g} {i.relation:2} "
                         f"{i.rhs:>12.5g}  {verdict}" + (f"  {i.offending}" if i.offending else ""))
         return "\n".join(rows)
@@ -145,8 +157,10 @@ def _accuracy_links(n, mse, qn):
     return [
         _ineq("accuracy", "MSE_μ0(N, f_d) < 1/4 - 4^{-n-1} (best constant)", mse, "<",
               best_const, note=f"γ = 1/4 - MSE = {gamma:.5g}"),
-        _ineq("correlation", "ρ = E[H·Ñ] >= 2γ", qn.rho, ">=", 2 * gamma,
-              note="E(Ñ-H)² = 4·MSE and = EÑ² - 2ρ + 1"),
+        _ineq("correlation", "ρ = 2γ + E[Ñ²]/2", qn.rho, "==",
+              2 * gamma + qn.metrics_original.second_moment / 2, kind="identity",
+              note="E(Ñ-H)² = 4·MSE = EÑ² - 2ρ + 1, so ρ >= 2γ for every predictor: "
+                   "an identity, not evidence"),
         _ineq("quantisation", "max|Ñ_q - Ñ| <= 2·(proven |ΔN|)", 2 * diff.max(), "<=",
               2 * qn.change_bound, note=f"η = {qn.eta:.4g}",
               offending={"a": a, "b": b, "change": float(2 * diff.max())}),
@@ -166,6 +180,10 @@ def _circuit_links(n, qn, circuit):
         _ineq("integer circuit", "#{circuit != [N_C >= 1/2], off the rounding band}",
               len(bad), "==", 0, note=f"{circuit.n_undecided} points in the band",
               offending=({"a": int(bad[0][0]), "b": int(bad[0][1])} if len(bad) else None)),
+        _ineq("circuit vs network", "#{circuit != [N >= 1/2], off |N - 1/2| <= proven band}",
+              circuit.n_disagree_network_outside_band, "==", 0,
+              note=f"{circuit.n_disagree_network} disagreements with the network's own "
+                   f"classification, each must lie in |N - 1/2| <= {circuit.network_band:.3g}"),
     ]
 
 
@@ -213,7 +231,8 @@ def _rank_links(n, width, qn, red, bounds):
               + (dim_note if k * rank_bound_V >= full else ""),
               by_dimension=k * rank_bound_V >= full),
         _ineq("Forster", "2^{n/2} <= sign-rank(H) <= rank M_k", forster, "<=", rank_M,
-              note=forster_src, offending={"rank_Mk": rank_M}),
+              note=forster_src, offending={"rank_Mk": rank_M},
+              kind="automatic" if red.sign_agrees_everywhere else "checked"),
     ]
 
 

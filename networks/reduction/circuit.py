@@ -73,6 +73,7 @@ class CircuitReduction:
     n_disagree_real: int
     n_disagree_network: int
     n_errors_ip: int
+    n_disagree_network_outside_band: int
     rho_c: float
     rho_bits: float
     seconds_eval: float
@@ -92,6 +93,12 @@ class CircuitReduction:
     @property
     def total_bound(self) -> float:
         return self.stair_bound + self.quantised.change_bound
+
+    @property
+    def network_band(self) -> float:
+        """Proven band around 1/2: the circuit's bit equals the network's own classification
+        [N >= 1/2] wherever |N - 1/2| > total_bound + top_rounding_bound."""
+        return self.total_bound + self.top_rounding_bound
 
     @property
     def size(self) -> int:
@@ -118,6 +125,8 @@ class CircuitReduction:
                 "n_chains": self.n_chains, "n_undecided": self.n_undecided,
                 "n_disagree_real": self.n_disagree_real,
                 "n_disagree_network": self.n_disagree_network, "n_errors_ip": self.n_errors_ip,
+                "network_band": self.network_band,
+                "n_disagree_network_outside_band": self.n_disagree_network_outside_band,
                 "accuracy_ip": 1.0 - self.n_errors_ip / self.table.size,
                 "rho_c": self.rho_c, "rho_bits": self.rho_bits,
                 "seconds_eval": self.seconds_eval, "n_checked_generic": self.n_checked_generic,
@@ -243,6 +252,12 @@ def _fit_margin(qn, margin, allocation, max_gates):
     est = gate_estimate(qn, margin, allocation)
     while est > max_gates:
         margin *= 1.1 * est / max_gates
+        if not margin < 1e12:
+            fewest = gate_estimate(qn, 1e12, allocation)
+            raise ReductionError(
+                f"max_gates = {max_gates} is below the fewest gates this network's staircase can "
+                f"have (about {fewest}: at least one per neuron whatever the margin); raise "
+                f"max_gates (--max-gates on the command line) to at least {fewest}")
         est = gate_estimate(qn, margin, allocation)
     return margin
 
@@ -282,6 +297,28 @@ def _lattice_gates(qn: QuantisedNetwork, margin: float, allocation: str, max_gat
     return {"neuron": np.concatenate(neuron), "dir": np.concatenate(dirs),
             "T": np.concatenate(Ts), "v": np.concatenate(vs), "chains": chains, "base": base,
             "per_err": per_err, "spread": spread}
+
+
+def _fitted_gates(qn, margin, allocation, max_gates, fit, requested):
+    """The lattice gates, with at most ``max_gates`` of them (= the circuit's ``size``, its
+    hidden gates) when ``fit``: the estimate can undercount, so the built count is what is
+    checked, raising the margin again while it is over the cap."""
+    while True:
+        try:
+            gates = _lattice_gates(qn, margin, allocation, max_gates)
+        except ReductionError as exc:
+            if fit and margin != requested and "no gates" in str(exc):
+                raise ReductionError(
+                    f"max_gates = {max_gates} is too small for this network: fitting the cap "
+                    f"raised the staircase margin from {requested:.4g} to {margin:.4g}, which "
+                    f"leaves no gate at all; raise max_gates (--max-gates on the command "
+                    f"line)") from None
+            raise
+        count = int(gates["T"].size)
+        if not fit or count <= max_gates:
+            gates["margin"] = margin
+            return gates
+        margin *= 1.05 * count / max_gates
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -374,7 +411,8 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
     requested = margin
     if fit_max_gates:
         margin = _fit_margin(qn, margin, allocation, max_gates)
-    gates = _lattice_gates(qn, margin, allocation, max_gates)
+    gates = _fitted_gates(qn, margin, allocation, max_gates, fit_max_gates, requested)
+    margin = gates.pop("margin")
     circuit, eps, n_chains = _integer_circuit(qn, gates, top_error)
     table = _real_table(qn, gates)
     stair_bound = float(gates["per_err"].sum()) + FLOAT_SLACK * (
@@ -406,6 +444,8 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
     n_disagree_real = int(((bits == 1) != real_bits)[decided].sum())
     net_bits = qn.table_original >= 0.5
     n_net = int(((bits == 1) != net_bits).sum())
+    band = stair_bound + qn.change_bound + float(top_error)
+    n_net_out = int((((bits == 1) != net_bits) & (np.abs(qn.table_original - 0.5) > band)).sum())
     n_err = int(((bits == 1) != labels).sum())
     max_stair = float(np.abs(table - qn.table).max())
     max_total = float(np.abs(table - qn.table_original).max())
@@ -424,7 +464,8 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
         f"with [N_C >= 1/2] wherever |N_C - 1/2| > {top_error:.3g}",
         f"  exhaustive neuron-wise check on all {size} support points ({seconds:.3f} s; generic "
         f"kernel agrees on {n_checked} of them): {n_disagree_real} disagreements with "
-        f"[N_C >= 1/2] off the {n_undecided}-point band; {n_net} with the network's classify; "
+        f"[N_C >= 1/2] off the {n_undecided}-point band; {n_net} with the network's own "
+        f"[N >= 1/2] ({n_net_out} of them outside the proven band |N - 1/2| <= {band:.3g}); "
         f"{n_err} errors vs IP (accuracy {1 - n_err / size:.4f}); ρ_C = {rho_c:.4g}, Boolean "
         f"output ρ = {rho_bits:.4g}",
     ]
@@ -434,5 +475,5 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
         stair_bound=stair_bound, top_rounding_bound=float(top_error), epsilon=float(eps),
         margin=float(margin), n_chains=n_chains, max_stair_error=max_stair,
         max_total_error=max_total, n_undecided=n_undecided, n_disagree_real=n_disagree_real,
-        n_disagree_network=n_net, n_errors_ip=n_err, rho_c=rho_c, rho_bits=rho_bits,
+        n_disagree_network=n_net, n_errors_ip=n_err, n_disagree_network_outside_band=n_net_out, rho_c=rho_c, rho_bits=rho_bits,
         seconds_eval=seconds, n_checked_generic=n_checked, steps=tuple(lines))

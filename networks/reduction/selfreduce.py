@@ -178,6 +178,8 @@ def exact_shift_average(V) -> np.ndarray:
 #: Longest prefix examined by the least-k search by default (streamed, never stored).
 SEARCH_MAX = 1 << 30
 
+from circuits.utils.slicing import DEFAULT as _DEFAULT  # noqa: E402  (max_seconds sentinel)
+
 #: M_k keeps its explicit shift list only up to this k (beyond, regenerate from the sequence).
 KEEP_SHIFTS = 1 << 16
 
@@ -314,10 +316,36 @@ def _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n):
     return ShiftSequence(n, seed=int(seed), length=length), k, rule
 
 
+def _check_stream_time(seq, k: int, max_seconds) -> None:
+    """Estimate-and-refuse for the streamed shift sequence (``len(seq)`` shifts at worst: k and
+    the least-k search), measured on its first 2·BLOCK shifts."""
+    from circuits.utils.errors import RunTooLongError
+    from circuits.utils.slicing import MAX_SECONDS_ENV, format_seconds, resolve_max_seconds
+    from networks.reduction.fwht import BLOCK
+
+    limit = resolve_max_seconds(max_seconds)
+    total = len(seq)
+    if limit is None or seq._array is not None or total <= 8 * BLOCK:
+        return
+    t0 = time.perf_counter()
+    seq.histogram(2 * BLOCK)
+    rate = 2 * BLOCK / max(time.perf_counter() - t0, 1e-9)
+    estimate = total / rate
+    if estimate > limit:
+        raise RunTooLongError(
+            f"the self-reduction would stream {total:,} shifts (k = {k:,} copies and the "
+            f"least-k search) in about {format_seconds(estimate)} here (measured {rate:.3g} "
+            f"shifts/s on the first {2 * BLOCK:,}), above the limit max_seconds={limit:g}. "
+            f"Ways forward: a smaller k (--k; the least working k is usually far below the "
+            f"Bernstein k), a larger max_seconds= (None to run anyway), or the environment "
+            f"variable {MAX_SECONDS_ENV}", estimate_seconds=estimate, max_seconds=limit,
+            n_items=total, rate=rate)
+
+
 def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float = 0.5,
                 k_rule: str = "bernstein", k_max: "int | None" = None,
                 search_max: "int | None" = None, client=None, executor=None,
-                progress: bool = False) -> SelfReduction:
+                progress: bool = False, max_seconds=_DEFAULT) -> SelfReduction:
     """Average k twisted XOR shifts of V and compute the margin exactly over all 4^n pairs.
 
     Parameters
@@ -343,6 +371,10 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
         Split the direct prefix scan with :func:`circuits.utils.parallel.run_chunks`.
     progress : bool
         Progress bar (implies chunked execution of the direct scan).
+    max_seconds : float or None
+        Limit on the estimated time of streaming the shift sequence (k copies and the least-k
+        search beyond them); default ``$DEPTHSEP_MAX_SECONDS`` or 600 s, as the exhaustive
+        kernels.  The rate is measured on the first 2^21 shifts before the rest is drawn.
 
     Returns
     -------
@@ -352,6 +384,8 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     ------
     ReductionError
         k < 1, default k requested while ρ <= 0, NaN in V.
+    RunTooLongError
+        Streaming the shifts would take longer than ``max_seconds`` (e.g. k = 10^11).
     DimensionError
         V not square with power-of-two side; bad shifts.
 
@@ -372,6 +406,7 @@ def self_reduce(V, *, k: "int | None" = None, shifts=None, seed=0, delta: float 
     bounds = _copy_bounds(rho, M_emp, variance, n, delta)
     t0 = time.perf_counter()
     seq, k, rule = _sequence(shifts, k, k_rule, bounds, rho, k_max, search_max, seed, n)
+    _check_stream_time(seq, k, max_seconds)
     conv = ShiftConvolution(U)
     least = least_working_k(V, seq, conv=conv, client=client, executor=executor,
                             progress=progress)

@@ -269,13 +269,19 @@ def train_depth2(instance, width: int, Y: np.ndarray, *, activation: str = "relu
                          tol=1e-7)
 
 
-def default_widths(n: int) -> list:
-    """n·4^k up to 64n: n, 4n, 16n, 64n.
+#: Largest n at which the n³ width rule runs by default (4^n·n³ pair-neuron terms per epoch).
+CUBIC_MAX_N = 8
 
-    >>> default_widths(4)
-    [4, 16, 64, 256]
+
+def default_widths(n: int) -> list:
+    """The polynomial width rules n, n², n³ (n³ only for n <= CUBIC_MAX_N), as E23 uses: widths
+    that grow like n·4^k reach 64n and memorise the 4^n support points at n <= 5 (issue 20).
+
+    >>> default_widths(4), default_widths(10)
+    ([4, 16, 64], [10, 100])
     """
-    return [n * 4 ** k for k in range(4)]
+    rules = [n, n * n] + ([n ** 3] if n <= CUBIC_MAX_N else [])
+    return sorted(set(rules))
 
 
 def run_seed(*key) -> int:

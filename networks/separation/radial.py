@@ -1,13 +1,16 @@
 """Radial targets on the unit ball B_d (Safran–Eldan–Shamir 2019; THEORY §3.5–3.6, experiment E22).
 
-Targets f(x) = φ(‖x‖) (:data:`TARGETS`): ``hat`` φ(r) = max(0, 1 - r) (SES Theorem 5's function,
-= 1 - r on B_d), ``cos`` φ(r) = cos(πr)/π (smooth, 1-Lipschitz), and the contrast ``t4`` =
+Targets f(x) = φ(‖x‖) (:data:`TARGETS`): ``hat`` φ(r) = max(0, 1 - r), which is 1 - ‖x‖ on B_d:
+the cone, an affine function of the Euclidean norm (a norm is easy for depth 2: a zonotope
+approximates it; this is *not* SES Theorem 5's hard case, whose hardness needs oscillation), ``cos`` φ(r) = cos(πr)/π (smooth, 1-Lipschitz), and the contrast ``t4`` =
 sin(2πd³r²) (SES Theorem 4's target sin(2πd³‖x‖²)/(2πd³) scaled by 2πd³: errors of t4 are relative
 to that amplitude; at amplitude 1/(2πd³) ≤ 0.0199 the zero network already has sup error below every
 ε ≥ 0.02, so absolute errors would say nothing).
 
 Constructions, each with its width and its *measured* sup error (dense sample + adversarial local
-maximisation, :func:`sup_error`):
+maximisation, :func:`sup_error`, scaled with d).  A search can only find errors, so the measured
+value is a LOWER bound on the sup error; for the hat, :func:`hat_certificate` gives an UPPER bound
+(exact at d = 2, branch-and-bound over the sphere where cheap):
 
 * :func:`ridge_depth2` (depth 2, any d): for w uniform on S^{d-1}, s = ⟨w, x⟩/‖x‖ has the density
   ∝ (1 - s²)^{(d-3)/2}, so an even ReLU profile p(t) = c₀ + Σ_k γ_k (|t| - t_k)_+ has
@@ -45,7 +48,8 @@ from circuits.utils.validation import check_int, check_real
 
 __all__ = ["RadialTarget", "TARGETS", "get_target", "ridge_kernel", "RidgeProfileFit",
            "fit_ridge_profile", "RidgeNet", "ridge_depth2", "sup_error", "ses_ridge_d3",
-           "composition_depth3", "trained_widths", "dense_sample", "directions"]
+           "composition_depth3", "trained_widths", "dense_sample", "directions", "search_effort",
+           "zonotope_range", "hat_certificate"]
 
 
 # ----------------------------------------------------------------------------------- targets
@@ -88,7 +92,8 @@ def _dt4(r, d):
 TARGETS = {
     "hat": RadialTarget("hat", lambda r, d: np.maximum(0.0, 1.0 - r),
                         lambda r, d: np.where(r < 1.0, -1.0, 0.0), lambda d: 1.0,
-                        "max(0, 1 - ||x||) (SES Theorem 5; = 1 - ||x|| on B_d)"),
+                        "1 - ||x|| on B_d (the cone, an affine function of the Euclidean norm; "
+                        "not SES Theorem 5's hard case)"),
     "cos": RadialTarget("cos", lambda r, d: np.cos(math.pi * r) / math.pi,
                         lambda r, d: -np.sin(math.pi * r), lambda d: 1.0,
                         "cos(pi ||x||)/pi (smooth, 1-Lipschitz)"),
@@ -292,26 +297,154 @@ def _ascent(fn, grad, target, X0, steps: int = 60):
     return float(best.max()), X
 
 
-def sup_error(fn, grad, target, X, *, starts: int = 16, steps: int = 60) -> dict:
-    """Measured sup |fn - target| on the dense sample X and after adversarial ascent from the
-    ``starts`` worst points (plus random restarts): ``dense``, ``adversarial``, ``sup`` (max)."""
+def search_effort(d: int) -> dict:
+    """The default search for :func:`sup_error`, scaled with d (a sphere of higher dimension has
+    more room for a bad direction): dense points 1000 + 500 d, ascent from 16 + 4 d worst points
+    plus as many random starts, 60 + 5 d steps."""
+    return {"points": 1000 + 500 * d, "starts": 16 + 4 * d, "steps": 60 + 5 * d}
+
+
+def sup_error(fn, grad, target, X, *, starts: "int | None" = None, steps: "int | None" = None,
+              seed=0) -> dict:
+    """A LOWER bound on sup |fn - target| over B_d: the largest error on the dense sample X and
+    after adversarial ascent from the ``starts`` worst sample points and ``starts`` random points
+    of the sphere (defaults scaled with d, :func:`search_effort`).  Keys ``dense``,
+    ``adversarial``, ``sup`` (their max: a lower bound, ``sup_is`` says so)."""
+    d = X.shape[1]
+    eff = search_effort(d)
+    starts = eff["starts"] if starts is None else starts
+    steps = eff["steps"] if steps is None else steps
     e = np.abs(fn(X) - target(X))
     worst = np.argsort(e)[-starts:]
-    adv, _ = _ascent(fn, grad, target, X[worst], steps=steps)
+    from circuits.utils.rng import uniform_sphere
+    X0 = np.vstack([X[worst], uniform_sphere(starts, d, seed=seed) * 0.999])
+    adv, _ = _ascent(fn, grad, target, X0, steps=steps)
     return {"dense": float(e.max()), "adversarial": adv, "sup": max(float(e.max()), adv),
-            "points": int(X.shape[0]), "starts": starts, "steps": steps}
+            "sup_is": "lower bound (sample + ascent)",
+            "points": int(X.shape[0]), "starts": 2 * starts, "steps": steps}
 
 
-def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14, points: int = 4000,
-                 seed=0, max_knots: int = 128) -> dict:
-    """Smallest ridge depth-2 network (N a power of two) with measured sup error ≤ ε, for each ε.
+def _zonotope_h(W, U):
+    """h(u) = (1/N) Σ_j |⟨w_j, u⟩| for the rows u of U (chunked)."""
+    out = np.empty(U.shape[0])
+    step = max(1, (1 << 22) // max(1, W.shape[0]))
+    for s in range(0, U.shape[0], step):
+        out[s:s + step] = np.abs(U[s:s + step] @ W.T).mean(axis=1)
+    return out
+
+
+def zonotope_range(W, *, tol: float = 1e-3,
+                   budget: int = 200_000) -> "tuple[float, float, str] | None":
+    """Certified bounds (lo, hi) with lo <= min_u h(u) and max_u h(u) <= hi over the unit sphere,
+    h(u) = (1/N) Σ_j |⟨w_j, u⟩| (the support function of a zonotope), and the method; None when
+    the branch-and-bound exceeds ``budget`` evaluations of h.
+
+    d = 2: exact.  Between consecutive zeros of the ⟨w_j, u⟩ h is ⟨s, u⟩ for a fixed s, so its
+    minimum is at a zero and its maximum at a zero or at s/‖s‖.
+    d >= 3: branch-and-bound over the faces of the cube [-1, 1]^d projected onto the sphere; the
+    projection is 1-Lipschitz outside the unit ball, so a face box of side a lies within
+    a·sqrt(d - 1)/2 of its centre's image, and h (1-Lipschitz for unit w_j) moves by at most that
+    much.  Boxes are split in 2^{d-1} until the bounds are within ``tol`` of the best values found.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    N, d = W.shape
+    if d == 2:
+        ang = np.arctan2(W[:, 1], W[:, 0])
+        zeros = np.concatenate([ang + np.pi / 2, ang - np.pi / 2])
+        U = np.column_stack([np.cos(zeros), np.sin(zeros)])
+        hz = _zonotope_h(W, U)
+        # the candidate maxima: s/‖s‖ on each arc; s is the signed mean at the arc's midpoint
+        zs = np.sort(np.mod(zeros, 2 * np.pi))
+        mids = (zs + np.roll(zs, -1) + np.where(np.arange(zs.size) == zs.size - 1, 2 * np.pi,
+                                                0.0)) / 2
+        M = np.column_stack([np.cos(mids), np.sin(mids)])
+        S = (np.sign(M @ W.T) @ W) / N
+        nS = np.linalg.norm(S, axis=1)
+        C = S / np.where(nS > 0, nS, 1.0)[:, None]
+        inside = np.sign(C @ W.T) == np.sign(M @ W.T)
+        cand = np.where(inside.all(axis=1), nS, -np.inf)
+        return float(hz.min()), float(max(hz.max(), cand.max())), "exact (d = 2)"
+    half = math.sqrt(d - 1) / 2
+    # boxes at the depth where the Lipschitz slack falls below tol: above the budget, the
+    # certificate is not cheap (in high d it never is: 2d (sqrt(d-1)/tol)^(d-1) boxes)
+    if (d - 1) * math.log(max(2.0, 2 * half / tol)) + math.log(2 * d) > math.log(budget):
+        return None
+    # boxes: (face axis, face sign, centre in the other d-1 coordinates, side)
+    faces = [(ax, sg) for ax in range(d) for sg in (1.0, -1.0)]
+    centres = np.zeros((len(faces), d - 1))
+    axes = np.array([f[0] for f in faces])
+    signs = np.array([f[1] for f in faces])
+    side = 2.0
+    lo_best, hi_best = math.inf, -math.inf
+    lo_open = hi_open = None
+    used = 0
+    corners = np.array(np.meshgrid(*[[-0.25, 0.25]] * (d - 1), indexing="ij")).reshape(d - 1, -1).T
+    while True:
+        P = np.empty((centres.shape[0], d))
+        for k in range(centres.shape[0]):
+            rest = [i for i in range(d) if i != axes[k]]
+            P[k, rest] = centres[k]
+            P[k, axes[k]] = signs[k]
+        U = P / np.linalg.norm(P, axis=1, keepdims=True)
+        h = _zonotope_h(W, U)
+        used += h.size
+        rad = side * half
+        lo_best, hi_best = min(lo_best, float(h.min())), max(hi_best, float(h.max()))
+        keep_lo = h - rad < lo_best - tol
+        keep_hi = h + rad > hi_best + tol
+        lo_open = float((h[~keep_lo] - rad).min()) if (~keep_lo).any() else lo_open
+        hi_open = float((h[~keep_hi] + rad).max()) if (~keep_hi).any() else hi_open
+        keep = keep_lo | keep_hi
+        if not keep.any():
+            lo = min(lo_best - tol, lo_open if lo_open is not None else lo_best)
+            hi = max(hi_best + tol, hi_open if hi_open is not None else hi_best)
+            return max(0.0, lo), hi, f"cap branch-and-bound ({used} evaluations)"
+        nxt = int(keep.sum()) * corners.shape[0]
+        if used + nxt > budget:
+            return None
+        centres = (centres[keep][:, None, :] + side * corners[None, :, :]).reshape(-1, d - 1)
+        axes = np.repeat(axes[keep], corners.shape[0])
+        signs = np.repeat(signs[keep], corners.shape[0])
+        side /= 2
+
+
+def hat_certificate(net: "RidgeNet", *, tol: float = 0.005,
+                    budget: int = 400_000_000) -> "dict | None":
+    """An UPPER bound on sup over B_d of |net - (1 - ‖x‖)| for a one-knot (zonotope) ridge net
+    of the hat, or None when it is not of that form or the bound is not cheap.
+
+    With p(t) = c₀ + γ|t| and x = r u: net(x) - (1 - r) = (c₀ - 1) + r(1 + γ h(u)), affine in
+    r ∈ [0, 1], so the sup is max(|c₀ - 1|, |c₀ + γ h| over h ∈ [min h, max h]) and bounds on
+    the zonotope's support function h (:func:`zonotope_range`, to within ``tol`` of the error,
+    i.e. tol/|γ| in h) certify it.
+    """
+    p = net.profile
+    if p.knots.size != 1 or p.knots[0] != 0.0:
+        return None
+    c0, g = p.c0, float(p.gamma[0])
+    budget = max(1000, budget // max(1, net.W.shape[0]))   # budget counts h-terms |⟨w_j, u⟩|
+    rng_ = zonotope_range(net.W, tol=tol / max(abs(g), 1e-12), budget=budget)
+    if rng_ is None:
+        return None
+    lo, hi, how = rng_
+    bound = max(abs(c0 - 1.0), abs(c0 + g * lo), abs(c0 + g * hi))
+    return {"certified_sup": bound, "h_min_lower": lo, "h_max_upper": hi, "method": how}
+
+
+def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14,
+                 points: "int | None" = None, seed=0, max_knots: int = 128) -> dict:
+    """Smallest ridge depth-2 network (N a power of two) whose searched sup error (a lower bound,
+    :func:`sup_error`; ``points`` defaults to :func:`search_effort`) is ≤ ε, for each ε.
 
     Returns {ε: record} with ``width``, ``directions``, ``knots``, ``profile_error``,
-    ``profile_l1``, ``dense``/``adversarial``/``sup`` errors, or ``width=None`` (and the best
-    error reached) when no N ≤ ``max_directions`` (or no profile) works.
+    ``profile_l1``, ``dense``/``adversarial``/``sup`` errors, for the hat ``certified_sup`` (an
+    upper bound, :func:`hat_certificate`, None where not cheap) and ``certified``; or
+    ``width=None`` (and the best error reached) when no N ≤ ``max_directions`` (or no profile)
+    works, with ``cap_artefact`` when that is the direction cap for a zonotope norm.
     """
     tgt = get_target(target)
     d = check_int(d, name="d", minimum=2, what="dimension")
+    points = search_effort(d)["points"] if points is None else points
     eps_list = sorted({float(e) for e in eps_list}, reverse=True)
     X = dense_sample(d, points, seed=seed)
     out = {}
@@ -346,12 +479,24 @@ def ridge_depth2(target, d: int, eps_list, *, max_directions: int = 1 << 14, poi
             best = min(best, dense)
             if dense <= eps:
                 net = net or RidgeNet(prof, Wseq[:N])
-                se = sup_error(net, net.gradient, tgt, X)
+                se = sup_error(net, net.gradient, tgt, X, seed=seed)
                 if se["sup"] <= eps:
                     rec.update(width=net.width, directions=N, reason="ok", **se)
+                    if tgt.name == "hat":
+                        cert = hat_certificate(net, tol=eps / 4)
+                        rec["certified_sup"] = None if cert is None else cert["certified_sup"]
+                        rec["certificate"] = cert
+                        rec["certified"] = cert is not None and cert["certified_sup"] <= eps
                     break
             N *= 2
         rec["best_dense_error"] = best
+        if rec["width"] is None and tgt.name == "hat" and prof.knots.size == 1:
+            need = d / eps ** 2
+            rec["cap_artefact"] = (
+                f"the net is a zonotope norm: approximating the Euclidean norm to eps needs "
+                f"about d/eps^2 = {need:.0f} directions (up to a constant); the cap "
+                f"{max_directions} is {'below' if max_directions < need else 'near'} that, so "
+                f"this cell says nothing about depth 2 (a cap artefact, not a separation)")
         out[eps] = rec
     for r in out.values():
         r["seconds_total"] = time.perf_counter() - t0
@@ -391,7 +536,7 @@ def ses_ridge_d3(target, eps_list, *, max_directions: int = 1 << 13, points: int
                 def grad(Z, W1=W1, b1=b1, u=u):
                     return ((Z @ W1.T + b1 > 0) * u) @ W1
 
-                se = sup_error(net, grad, tgt, X)
+                se = sup_error(net, grad, tgt, X, seed=seed)
                 if se["sup"] <= eps:
                     rec = {"width": int(net.widths[0]), "directions": N, "reason": "ok",
                            "profile_width": c.params["profile_width"], **se}

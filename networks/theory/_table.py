@@ -65,10 +65,10 @@ class Context:
         return full if self.full else quick
 
     def reduction_run(self, n: int, width: int, activation: str):
-        """:func:`networks.reduction.run.reduction_run` with the table's settings; cached."""
+        """:func:`networks.separation.reduction_run.reduction_run` with the table's settings; cached."""
         key = (n, width, activation)
         if key not in self._runs:
-            from networks.reduction.run import reduction_run
+            from networks.separation.reduction_run import reduction_run
             self._runs[key] = reduction_run(n, width, activation, seed=self.seed,
                                             ball_points=self.size(2000, 1_000_000))
         return self._runs[key]
@@ -93,15 +93,17 @@ def select_rows(only: "str | None", rows: "dict | None" = None) -> list:
 
 
 def run_rows(ids, ctx: Context, *, rows: "dict | None" = None,
-             log: "Callable[[str], None] | None" = None) -> list:
+             log: "Callable[[str], None] | None" = None, into: "list | None" = None) -> list:
     """Run the rows ``ids`` and return one record per row: id, object, expected, measured,
     verdict ("ok" / "FAIL"), seconds, note (and worst_ratio, expected_value, error if present).
 
     A row that raises is a failing row (its error is recorded), never a crash of the table.
-    ``log`` receives one line before and after each row.
+    ``log`` receives one line before and after each row.  With ``into`` the records are
+    appended to that list as each row finishes, so a caller keeps the finished rows when the run
+    is interrupted (KeyboardInterrupt is not caught here).
     """
     rows = ROWS if rows is None else rows
-    out = []
+    out = [] if into is None else into
     for id_ in ids:
         obj, expected, check = rows[id_]
         if log:

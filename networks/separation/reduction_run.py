@@ -77,9 +77,33 @@ def sparse_mask(width: int, m: int, reads: int, seed: int) -> np.ndarray:
     return mask
 
 
+#: Controls of the main job: a network that cannot be evidence of anything about IP, reduced by
+#: the same code.  "constant": the best constant predictor N = E[IP] (no training, ρ = 4^-n > 0);
+#: "random": the same training on a fixed random permutation of the IP labels.
+CONTROLS = ("constant", "random")
+
+
+def beats_constant(n: int, mse: float) -> bool:
+    """MSE < 1/4 - 4^{-n-1}, the MSE of the best constant predictor E[IP] on μ0 (with a 1e-12
+    allowance for rounding): only then can sign(M_k) = IP say anything about the network."""
+    return bool(mse < 0.25 - 4.0 ** (-n - 1) - 1e-12)
+
+
+def constant_network(instance, value: "float | None" = None):
+    """The constant predictor N ≡ ``value`` (default E_μ0[IP] = (1 - 2^-n)/2, the best constant)
+    as a width-2 depth-2 ReLU network N(x) = c + relu(x_1 + 1) - relu(x_1 + 1): exactly constant
+    (two identical neurons cancel), with neurons the staircase can cut into gates."""
+    from networks import SigmaNetwork
+
+    c = (1.0 - 2.0 ** -instance.n) / 2 if value is None else float(value)
+    W = np.zeros((2, instance.dim))
+    W[:, 0] = 1.0
+    return SigmaNetwork([(W, [1.0, 1.0]), ([[1.0, -1.0]], [c])], activation="relu")
+
+
 def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: "int | None",
                lr: float, seed: int, batch_size: "int | None" = None,
-               sparse: "int | None" = None, progress: bool = False):
+               sparse: "int | None" = None, progress: bool = False, targets=None):
     """Train a depth-2 network on the support in product form (networks.train_product) until
     MSE <= 1/4 - gamma or the epoch cap; returns (network, info).  ``info["reached_target"]``
     says whether the γ target was met.  Step activations are trained through a sigmoid
@@ -94,7 +118,8 @@ def fit_depth2(instance, *, width: int, activation: str, gamma: float, epochs: "
     mask = None if sparse is None else sparse_mask(width, instance.m, sparse, seed)
     target = 0.25 - gamma
     epochs = default_epochs(instance.n, width) if epochs is None else epochs
-    res = train_product(net0, instance, epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
+    res = train_product(net0, instance, targets=targets, epochs=epochs, lr=lr, seed=seed,
+                        batch_size=batch_size,
                         patience=None, target_loss=target, mask=mask, progress=progress,
                         desc=f"train {train_act} w={width}")
     h = res.history
@@ -171,7 +196,7 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
                   k: "int | None" = None, k_rule: str = "bernstein", k_max: int = 1 << 30,
                   circuit: bool = True, circuit_margin: "float | None" = None,
                   max_gates: int = 400_000, ball_points: int = 10_000,
-                  progress: bool = False) -> ReductionRun:
+                  control: "str | None" = None, progress: bool = False) -> ReductionRun:
     """Train a depth-2 network on ``HardInstance(n, m, seed=seed)`` and reduce it end to end.
 
     Training: :func:`fit_depth2` (product form; ``epochs`` default :func:`default_epochs`;
@@ -182,7 +207,17 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     network does not beat the trivial predictor (ρ <= 0), or whose reduction raises a
     ReductionError (e.g. κ = 0 for a step activation, THEORY §4.6), returns early with
     ``record["error"]``.
+
+    ``control="constant"`` reduces the best constant predictor instead of a trained network,
+    ``control="random"`` trains on a fixed random permutation of the IP labels (both measured
+    against IP): the concentration step gives sign(M_k) = IP for any table with ρ ≠ 0, so these
+    show what the chain proves without any evidence.  ``record["evidence"]`` is True only when
+    the network beats the best constant (:func:`beats_constant`) and sign(M_k) = IP everywhere.
     """
+    if control is not None and control not in CONTROLS:
+        from circuits.utils.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"control must be one of {CONTROLS} or None, got {control!r}")
     from embeddings import HardInstance
     from networks.reduction import product_support, reduce_network, support_metrics
 
@@ -192,15 +227,32 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     instance = HardInstance(n, m, seed=seed)
     product_support(instance)                          # built once, reused by every step
     timings["instance"] = time.perf_counter() - t0
-    net, train_info = fit_depth2(instance, width=width, activation=activation, gamma=gamma,
-                                 epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
-                                 sparse=sparse, progress=progress)
+    if control == "constant":
+        net = constant_network(instance)
+        train_info = {"trained_activation": None, "epochs_run": 0, "epoch_cap": 0,
+                      "stopped": "control: constant predictor, not trained",
+                      "target_mse": 0.25 - gamma, "reached_target": False, "train_seconds": 0.0,
+                      "train_mse": None, "sparse_reads": None, "batch_size": None,
+                      "form": "constant"}
+    else:
+        targets = None
+        if control == "random":
+            from networks.separation.ceiling import label_table
+
+            targets = label_table(n, "random", seed=seed).astype(np.float64)
+        net, train_info = fit_depth2(instance, width=width, activation=activation, gamma=gamma,
+                                     epochs=epochs, lr=lr, seed=seed, batch_size=batch_size,
+                                     sparse=sparse, progress=progress, targets=targets)
+        if control == "random":
+            train_info["labels"] = "random permutation of the IP labels (control)"
     timings["train"] = train_info["train_seconds"]
     met, _ = support_metrics(net, instance)
     record = {"n": n, "m": instance.m, "d": instance.dim, "width": width,
               "activation": net.activation.name, "seed": seed, "mse": met.mse,
               "gamma": 0.25 - met.mse, "rho": met.rho, "accuracy": met.accuracy,
-              "training": train_info, "instance": instance.to_dict(generator=False)}
+              "training": train_info, "instance": instance.to_dict(generator=False),
+              "control": control, "beats_constant": beats_constant(n, met.mse),
+              "evidence": False, "forster_k": 2.0 ** (n / 2)}
     if met.rho <= 0:
         _stop(record, f"the trained network does not beat the trivial predictor (ρ = "
                       f"{met.rho:.4g} <= 0); train longer (--epochs) or wider (--width)",
@@ -227,6 +279,7 @@ def reduction_run(n: int, width: int, activation: str = "relu", *, m: "int | Non
     rd = report.to_dict()
     rd.pop("timings", None)
     record.update(rd)
+    record["evidence"] = bool(record["beats_constant"] and record.get("sign_agrees_everywhere"))
     timings["total"] = time.perf_counter() - t_all
     record["timings"] = timings
     return ReductionRun(record, instance, net, report=report, staircase=st)
