@@ -472,8 +472,13 @@ def _cmd_info(args) -> tuple:
         from networks.interop import load_state_dict
         from networks.sigma import SigmaNetwork
 
+        from circuits.utils.errors import DepthsepError
+
         state = load_state_dict(p)
-        net = SigmaNetwork.from_state_dict(state, activation=args.activation)
+        try:
+            net = SigmaNetwork.from_state_dict(state, activation=args.activation)
+        except DepthsepError as exc:        # name the file, as the loaders do
+            raise type(exc)(f"{p}: {exc}") from None
         return _network_info(args.file, net, source="weights")
     doc = read_json(p)
     fmt = doc.get("format") if isinstance(doc, dict) else None
