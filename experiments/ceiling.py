@@ -45,23 +45,13 @@ if __package__ in (None, ""):                      # `python experiments/ceiling
 
 import numpy as np
 
-from circuits.utils.cli import int_in_range
+from circuits.utils.cli import int_in_range, int_list
 
 FORMAT = "depthsep.experiments.ceiling"
 VERSION = 1
 DEFAULT_N = (4, 5, 6)
 MAX_N = 12
 LARGE_N = 8           # n above this needs --allow-large (4^n·w work per epoch)
-
-
-def _int_list(text: str, name: str, p) -> list:
-    try:
-        vals = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        p.error(f"{name} must be comma-separated integers like 4,6,8, got {text!r}")
-    if not vals:
-        p.error(f"{name} must list at least one integer, got {text!r}")
-    return sorted(set(vals))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,14 +96,14 @@ def parse_args(argv=None):
 
     p = build_parser()
     args = p.parse_args(argv)
-    args.n = _int_list(args.n, "--n", p)
+    args.n = int_list(args.n, "--n", p)
     if min(args.n) < 1 or max(args.n) > MAX_N:
         p.error(f"--n values must lie in 1..{MAX_N}, got {args.n}")
     if max(args.n) > LARGE_N and not args.allow_large:
         p.error(f"--n {max(args.n)} > {LARGE_N} costs about 4^n·w per epoch (n = 12: 1.7e7·w); "
                 f"pass --allow-large to run it, or use --n <= {LARGE_N}")
     if args.widths is not None:
-        args.widths = _int_list(args.widths, "--widths", p)
+        args.widths = int_list(args.widths, "--widths", p)
         if min(args.widths) < 1:
             p.error(f"--widths must be positive, got {args.widths}")
     try:

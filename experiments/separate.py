@@ -38,30 +38,13 @@ from pathlib import Path
 if __package__ in (None, ""):                      # `python experiments/separate.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from circuits.utils.cli import int_list  # noqa: E402
+
 FORMAT = "depthsep.experiments.separate"
 VERSION = 1
 DEFAULT_N = (4, 5, 6, 7, 8)
 FULL_N = tuple(range(4, 13))
 MAX_N = 12
-
-
-def _int_list(text, name, p):
-    vals = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            if ".." in part:
-                lo, hi = (int(v) for v in part.split(".."))
-                vals += list(range(lo, hi + 1))
-            else:
-                vals.append(int(part))
-        except ValueError:
-            p.error(f"{name} must be integers like 4,6,8 or a range 4..9, got {text!r}")
-    if not vals:
-        p.error(f"{name} must list at least one integer, got {text!r}")
-    return sorted(set(vals))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,7 +95,8 @@ def parse_args(argv=None):
 
     p = build_parser()
     args = p.parse_args(argv)
-    args.n = _int_list(args.n, "--n", p) if args.n else list(FULL_N if args.full else DEFAULT_N)
+    args.n = (int_list(args.n, "--n", p, ranges=True) if args.n
+              else list(FULL_N if args.full else DEFAULT_N))
     if min(args.n) < 1 or max(args.n) > MAX_N:
         p.error(f"--n values must lie in 1..{MAX_N} (the exhaustive table has 4^n pairs; the "
                 f"sampled mode goes further), got {args.n}")
@@ -152,7 +136,7 @@ def parse_args(argv=None):
     if args.seed < 0:
         p.error(f"--seed must be >= 0, got {args.seed}")
     args.heldout_n = ([] if args.heldout_n.strip().lower() == "none"
-                      else _int_list(args.heldout_n, "--heldout-n", p))
+                      else int_list(args.heldout_n, "--heldout-n", p, ranges=True))
     if args.heldout_n and (min(args.heldout_n) < 1 or max(args.heldout_n) > 8):
         p.error(f"--heldout-n values must lie in 1..8 (explicit points), got {args.heldout_n}")
     from circuits.utils.cli import check_output_dir

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["int_in_range", "positive_int", "real_in_range", "id_list", "check_output_dir",
+__all__ = ["int_in_range", "int_list", "positive_int", "real_in_range", "id_list", "check_output_dir",
            "output_dir_problem", "save_or_report", "EXIT_FAILED", "EXIT_USAGE", "EXIT_NOT_SAVED"]
 
 EXIT_FAILED = 1
@@ -62,6 +62,29 @@ def int_in_range(lo: "int | None" = None, hi: "int | None" = None, *, what: str 
 
     parse.__name__ = "integer"   # argparse names the type in its own messages
     return parse
+
+
+def int_list(text: str, name: str, parser: argparse.ArgumentParser, *,
+             ranges: bool = False) -> list:
+    """Sorted distinct integers from ``"4,6,8"`` (and, with ``ranges``, ``"4..9"``); otherwise
+    ``parser.error`` naming the option ``name`` (exit status 2)."""
+    vals = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if ranges and ".." in part:
+                lo, hi = (int(v) for v in part.split(".."))
+                vals += list(range(lo, hi + 1))
+            else:
+                vals.append(int(part))
+        except ValueError:
+            parser.error(f"{name} must be comma-separated integers like 4,6,8"
+                         + (" or a range 4..9" if ranges else "") + f", got {text!r}")
+    if not vals:
+        parser.error(f"{name} must list at least one integer, got {text!r}")
+    return sorted(set(vals))
 
 
 def positive_int(text: str) -> int:
