@@ -15,7 +15,6 @@ import zipfile
 import numpy as np
 import pytest
 
-import circuits as C
 from circuits.io import load_circuit, load_truth_table
 from circuits.utils.documents import read_document
 from circuits.utils.errors import DepthsepError
