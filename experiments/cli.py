@@ -477,7 +477,7 @@ def _cmd_info(args) -> tuple:
         state = load_state_dict(p)
         try:
             net = SigmaNetwork.from_state_dict(state, activation=args.activation)
-        except DepthsepError as exc:        # name the file, as the loaders do
+        except DepthsepError as exc:  # name the file, as the loaders do
             raise type(exc)(f"{p}: {exc}") from None
         return _network_info(args.file, net, source="weights")
     doc = read_json(p)

@@ -220,8 +220,8 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
         raise InvalidNetworkError(f"{where}is a directory, not a weights file") from None
     except OSError as exc:
         raise InvalidNetworkError(f"{where}cannot be opened ({exc.strerror or exc})") from None
-    if _stat.S_ISDIR(os.fstat(fd).st_mode):    # open() succeeds on a directory; fdopen would
-        os.close(fd)                            # raise a bare IsADirectoryError
+    if _stat.S_ISDIR(os.fstat(fd).st_mode):  # open() succeeds on a directory; fdopen would
+        os.close(fd)  # raise a bare IsADirectoryError
         raise InvalidNetworkError(f"{where}is a directory, not a weights file")
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
