@@ -14,6 +14,8 @@ Candidates:
   (float64, BLAS) is the baseline.
 - ``f32``: this tree, ``precision="float32"`` (the default) for depth 2; depth 3 product form.
 - ``f64``: this tree, ``precision="float64"`` (depth 2 only): the reference path, sliced.
+- ``prev`` (with ``--previous COMMIT``, depth 2 only): the float32 trainer at that commit, to
+  show one step of the work (its ratio is still against ``base``).
 
     python benchmarks/bench_train_product.py                      # T1 and T2, 3 rounds
     python benchmarks/bench_train_product.py --only t1 --rounds 5
@@ -113,11 +115,14 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=3, help="timed epochs per child")
     ap.add_argument("--only", choices=["t1", "t2", "all"], default="all")
     ap.add_argument("--no-f64", action="store_true", help="skip this tree's float64 path")
+    ap.add_argument("--previous", default=None,
+                    help="also time the float32 trainer at this commit (candidate 'prev')")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results_train_product.json")
     args = ap.parse_args(argv)
     if args.rounds < 3:
         ap.error("--rounds must be >= 3")
     base = baseline_tree(args.baseline, args.baseline_root)
+    prev = baseline_tree(args.previous, None) if args.previous else None
     work = []
     if args.only in ("t1", "all"):
         work += [("T1", n, (w,)) for n, w in T1]
@@ -130,6 +135,8 @@ def main(argv=None) -> int:
                  "f32": (str(ROOT), "float32")}
         if len(widths) == 1 and not args.no_f64:
             cands["f64"] = (str(ROOT), "float64")
+        if len(widths) == 1 and prev is not None:
+            cands["prev"] = (str(prev), "float32")
         runs = {k: [] for k in cands}
         for _ in range(args.rounds):
             for name, (root, mode) in cands.items():
@@ -167,6 +174,7 @@ def main(argv=None) -> int:
         print(line, flush=True)
         lines.append(line)
     out = {"command": " ".join([sys.executable, *sys.argv]), "baseline": args.baseline,
+           "previous": args.previous,
            "machine": machine_info(), "load_start": load0, "load_end": os.getloadavg(),
            "rounds": args.rounds, "epochs_per_child": args.epochs, "results": results}
     write_results(args.out, out, "\n".join(lines) + "\n")

@@ -71,6 +71,24 @@ def test_float32_gradient_agrees_with_float64(n, w, slice_terms, monkeypatch):
     assert max(_rel(p, q) for a, b in zip(g64, g_other) for p, q in zip(a, b)) > F32_GRAD_RTOL
 
 
+def test_float32_pass_repeats_bit_for_bit_and_survives_large_biases():
+    """The compiled order of every float32 sum is fixed (``contract``/``reassoc`` flags, see the
+    kernel's docstring): two calls agree bit for bit.  Biases of size 20 (relu(a + x) =
+    max(x, -a) + a cancels a large row term) still meet the stated tolerance."""
+    inst = HardInstance(7, seed=2)
+    net = _net(inst.dim, 37, seed=5, bias=20.0)
+    Y = (np.random.default_rng(5).random((1 << 7, 1 << 7)) < 0.5).astype(float)
+    first = product_loss_and_gradient(net, inst, targets=Y, precision="float32")
+    again = product_loss_and_gradient(net, inst, targets=Y, precision="float32")
+    assert first[0] == again[0]
+    for a, b in zip(first[1], again[1]):
+        for p, q in zip(a, b):
+            assert np.array_equal(p, q)
+    l64, g64 = product_loss_and_gradient(net, inst, targets=Y, precision="float64")
+    assert abs(first[0] - l64) <= 1e-5 * l64
+    assert max(_rel(p, q) for a, b in zip(g64, first[1]) for p, q in zip(a, b)) <= F32_GRAD_RTOL
+
+
 def test_float64_slices_agree_with_one_call(monkeypatch):
     inst = HardInstance(6, seed=0)
     net = SigmaNetwork.random([inst.dim, 9, 1], "sigmoid", seed=3, bias_scale=0.3)
