@@ -74,6 +74,10 @@ def build_parser():
     p.add_argument("--seed", type=int, default=0, help="base seed (code, inits, samples)")
     p.add_argument("--tries", type=int, default=8, help="code draws (CodeEmbedding tries); default 8")
     p.add_argument("--out", default="results/sampled", help="output folder")
+    p.add_argument("--device", default=None,
+                   help="torch device for the grid steps and the estimator's forward (e.g. "
+                        "cuda); needs the torch extra; default: the CPU kernels.  Pairs, "
+                        "labels, Adam and the intervals stay on the host (same numbers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
@@ -130,14 +134,15 @@ def run(args) -> dict:
                         t0 = time.perf_counter()
                         st = S.train_sampled(n, w, target, generator=G, steps=args.steps,
                                              grid=args.grid, lr=args.lr, penalty=lam,
-                                             seed=args.seed, progress=progress)
+                                             seed=args.seed, progress=progress,
+                                             device=args.device)
                         t_train = time.perf_counter() - t0
                         d3 = None
                         if str(n) not in doc["depth3"]:
                             d3 = ip_depth3_relu(n, code.m).network
                         est = S.estimate(st.net, target, n=n, generator=G, pairs=args.pairs,
                                          seed=args.seed, delta=args.delta, depth3=d3,
-                                         progress=progress)
+                                         progress=progress, device=args.device)
                         if d3 is not None:
                             doc["depth3"][str(n)] = dict(
                                 est.pop("depth3"), path_norm=S.depth3_path_norm(d3),

@@ -30,10 +30,13 @@ with a *proven* range: ‖x_{a,b}‖ = 1 gives |z_i| ≤ R_i = |b_i| + ‖w_i‖
 (N − y)² ≤ (1 + |u₀| + P)².  The CLT half-width z·√(V/N) is reported next to it (not used for
 verdicts).
 
-GPU: not implemented.  The estimator only needs the net's outputs on each chunk of seeded pairs
-(``net(XA, XB)``) and accumulates float64 sums on the host, so a PyTorch forward for the chunk
-can replace ``SampledNet.__call__`` with the same pairs, moments and interval; torch is never
-required.
+GPU (``device=``, optional PyTorch): :func:`train_sampled` and :func:`estimate` take a torch
+device name (``"cuda"``, ``"cuda:0"``, ``"cpu"``).  Only the arithmetic moves there, in float64:
+the grid step's forward and gradient, and the estimator's forward on each chunk.  The pairs,
+labels, code rows, the Adam update and the estimator's moments and intervals stay on the host
+and are the ones of the CPU path, so both paths agree to float64 rounding
+(:mod:`networks.separation._torch_sampled`).  The default ``device=None`` is the numba path;
+torch is never required.
 
 The proven per-norm ceiling on IP (:func:`ip_ceiling_per_norm`).  On [−R_i, R_i],
 ReLU(z) = ∫_0^{R_i} [z ≥ θ] dθ, so a neuron u_i·ReLU(⟨w_i, x⟩ + b_i) is a mixture of total mass
@@ -243,12 +246,13 @@ def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 20
                   lr: float = 0.01, penalty: float = 0.0, seed: int = 0, target_seed: int = 0,
                   state: "TrainState | None" = None, progress: bool = False,
                   betas=(0.9, 0.999), eps: float = 1e-8, log_every: int = 50,
-                  kernel: bool = True) -> TrainState:
+                  kernel: bool = True, device=None) -> TrainState:
     """Mini-batch Adam on fresh grids of ``grid`` × ``grid`` pairs from μ₀ (product form).
 
     ``state`` continues an earlier run (same seeds): step s always draws its pairs from the
     generator seeded by (seed, s), so a resumed run equals an uninterrupted one.  Returns the
     final :class:`TrainState` (``losses``: mean grid MSE over each block of ``log_every`` steps).
+    ``device``: None (numba kernel) or a torch device for the grid step (module docstring).
     """
     from circuits.utils.progress import progress_bar
     from networks.separation.targets import target_values
@@ -263,6 +267,9 @@ def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 20
     if g.shape[0] != n:
         raise InvalidArgumentError(f"generator must have n = {n} rows, got shape {g.shape}")
     m = g.shape[1]
+    from networks.separation import _torch_sampled
+
+    dev = _torch_sampled.resolve_device(device)
     if state is None:
         state = TrainState(SampledNet.random(width, m, seed=np.random.default_rng([seed, 1])))
     net = state.net
@@ -282,8 +289,12 @@ def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 20
             bb = rng.integers(0, 1 << n, size=grid, dtype=np.int64)
             Y = target_values(target, a[:, None], bb[None, :], n=n, seed=target_seed,
                               generator=g).astype(np.float64)
-            _, mse, grads = grid_loss_and_gradient(net, code_rows(g, a), code_rows(g, bb), Y,
-                                                   penalty, kernel=kernel)
+            if dev is None:
+                _, mse, grads = grid_loss_and_gradient(net, code_rows(g, a), code_rows(g, bb), Y,
+                                                       penalty, kernel=kernel)
+            else:
+                _, mse, grads = _torch_sampled.grid_loss_and_gradient(
+                    net, code_rows(g, a), code_rows(g, bb), Y, penalty, dev)
             if not math.isfinite(mse):
                 raise InvalidArgumentError(f"training diverged at step {state.step} (lr = {lr}): "
                                            f"lower lr")
@@ -343,11 +354,12 @@ class _Moments:
 
 def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10 ** 7,
              chunk: int = 1 << 16, seed: int = 0, target_seed: int = 0, delta: float = 0.05,
-             depth3=None, progress: bool = False) -> dict:
+             depth3=None, progress: bool = False, device=None) -> dict:
     """ρ, ρ_h, MSE, γ, R² of ``net`` on ``pairs`` fresh i.i.d. pairs with empirical-Bernstein
     intervals at level 1 − ``delta`` (see the module docstring).  ``depth3``: a depth-3
     :class:`networks.SigmaNetwork` (the exact IP net) evaluated on the same pairs against IP
-    (its max error and ρ are returned under ``"depth3"``).
+    (its max error and ρ are returned under ``"depth3"``).  ``device``: None (numpy) or a
+    torch device for the net's forward on each chunk; everything else is unchanged.
     """
     from statistics import NormalDist
 
@@ -361,6 +373,9 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
     if not 0 < delta < 1:
         raise InvalidArgumentError(f"delta must lie in (0, 1), got {delta}")
     g = np.asarray(generator, dtype=np.uint8)
+    from networks.separation import _torch_sampled
+
+    dev = _torch_sampled.resolve_device(device)
     P = path_norm(net)
     u0 = float(net.u0)
     mom = {k: _Moments() for k in ("rho", "rho_h", "mse", "y")}
@@ -376,7 +391,7 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
             b = rng.integers(0, 1 << n, size=k, dtype=np.int64)
             y = target_values(target, a, b, n=n, seed=target_seed, generator=g).astype(np.float64)
             XA, XB = code_rows(g, a), code_rows(g, b)
-            out = net(XA, XB)
+            out = net(XA, XB) if dev is None else _torch_sampled.forward(net, XA, XB, dev)
             S = 1.0 - 2.0 * y
             mom["rho"].add(S * (1.0 - 2.0 * out))
             mom["rho_h"].add(S * (-2.0 * (out - u0)))
@@ -401,6 +416,7 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
            "label_mean": ys["mean"],
            "r2": (1.0 - mse["mean"] / var_y) if var_y > 0 else None,
            "seconds": time.perf_counter() - t0,
+           "device": "numpy (CPU)" if dev is None else f"torch {dev}",
            "interval": "empirical Bernstein (Maurer-Pontil 2009, Thm 4), two-sided, level 1 - delta, "
                        "proven ranges from ||x|| = 1; ci_clt is the normal approximation"}
     if depth3 is not None:
