@@ -5,7 +5,10 @@ For each (n, depth, widths) the same training call a cell makes (train_product o
 of HardInstance(n, seed=0) against MAJ∘AND, ReLU, init seed 1) runs ``--epochs`` epochs; depth 2
 is timed with the float32-lane trainer (today's default) and, in the same run and interleaved,
 with the float64 reference kernel (``precision="float64"``, the trainer before issue 23), so
-each row has a same-run ratio.  Depth 3 has one path (float64, BLAS tiles).
+each row has a same-run ratio.  Depth 3 has one path (float64, BLAS tiles).  s/epoch is
+``history["loop_seconds"]`` / epochs: the epochs alone, without the one float64 reference pass
+that computes ``final_loss`` after training (a cell pays it once, not per epoch; ``call_s`` in
+the JSON is the whole call).
 
 The full table (``depthsep separate --full``: n = 4..12, 3 targets, 3 seeds, widths n, n², n³,
 depth 3 (n, n+1), (n², n) to n = 10, 5000 epochs) is extrapolated from the measured per-epoch
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from statistics import median
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -38,8 +42,11 @@ def _case(n, widths, precision, epochs):
     kw = {} if precision is None else {"precision": precision}
 
     def run():
-        return train_product(net, inst, targets=Y, epochs=epochs, lr=0.02, patience=None,
-                             max_seconds=None, **kw).history["final_loss"]
+        h = train_product(net, inst, targets=Y, epochs=epochs, lr=0.02, patience=None,
+                          max_seconds=None, **kw).history
+        run.loops.append(h["loop_seconds"])
+        return h["final_loss"]
+    run.loops = []
     run_small = train_product(net, inst, targets=Y, epochs=1, lr=0.02, patience=None,
                               max_seconds=None, **kw)             # compile outside the timing
     del run_small
@@ -61,26 +68,29 @@ def main(argv=None) -> int:
     for n in ns:
         d2 = [("n", [n]), ("n^2", [n * n])] + ([("n^3", [n ** 3])] if n <= 10 else [])
         for rule, w in d2:
-            res = interleaved({"float32": _case(n, w, "float32", args.epochs),
-                               "float64": _case(n, w, "float64", args.epochs)},
-                              repeats=args.repeats)
-            f32, f64 = res["float32"], res["float64"]
+            cands = {"float32": _case(n, w, "float32", args.epochs),
+                     "float64": _case(n, w, "float64", args.epochs)}
+            res = interleaved(cands, repeats=args.repeats)
+            f32, f64 = cands["float32"].loops, cands["float64"].loops
             rows.append({"n": n, "depth": 2, "rule": rule, "widths": w,
-                         "s_per_epoch": f32.median / args.epochs,
-                         "s_per_epoch_min": f32.min / args.epochs,
-                         "s_per_epoch_max": max(f32.times) / args.epochs,
-                         "baseline_float64_s_per_epoch": f64.median / args.epochs,
-                         "ratio": f64.median / f32.median, "load": os.getloadavg()[0]})
+                         "s_per_epoch": median(f32) / args.epochs,
+                         "s_per_epoch_min": min(f32) / args.epochs,
+                         "s_per_epoch_max": max(f32) / args.epochs,
+                         "baseline_float64_s_per_epoch": median(f64) / args.epochs,
+                         "ratio": median(f64) / median(f32),
+                         "call_s": {k: t.median for k, t in res.items()},
+                         "load": os.getloadavg()[0]})
             print(rows[-1], flush=True)
         if n <= 10:
             for rule, w in (("(n, n+1)", [n, n + 1]), ("(n^2, n)", [n * n, n])):
-                res = interleaved({"float64": _case(n, w, None, args.epochs)},
-                                  repeats=args.repeats)
-                t = res["float64"]
+                case = _case(n, w, None, args.epochs)
+                res = interleaved({"float64": case}, repeats=args.repeats)
+                t = case.loops
                 rows.append({"n": n, "depth": 3, "rule": rule, "widths": w,
-                             "s_per_epoch": t.median / args.epochs,
-                             "s_per_epoch_min": t.min / args.epochs,
-                             "s_per_epoch_max": max(t.times) / args.epochs,
+                             "s_per_epoch": median(t) / args.epochs,
+                             "s_per_epoch_min": min(t) / args.epochs,
+                             "s_per_epoch_max": max(t) / args.epochs,
+                             "call_s": {k: v.median for k, v in res.items()},
                              "baseline_float64_s_per_epoch": None, "ratio": None,
                              "load": os.getloadavg()[0]})
                 print(rows[-1], flush=True)

@@ -492,12 +492,14 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
                                as_rng(seed), target_loss, tol, patience, progress, desc,
                                _TimeLimit(limit, epochs, desc))
+        t_loop = time.perf_counter() - t0
         final = _final_loss(grad_fn, params, Y)
     layers = [DenseLayer(params[k], params[k + 1]) for k in range(0, len(params) - 2, 2)]
     net = SigmaNetwork(layers + [DenseLayer(params[-2][None, :], params[-1])], activation=act)
     history = {"loss": losses, "epochs": len(losses), "stopped_early": reason != "epochs",
                "reason": reason, "final_loss": final, "best_loss": min(losses + [final]),
-               "seconds": time.perf_counter() - t0, "settings": settings}
+               "seconds": time.perf_counter() - t0, "loop_seconds": t_loop,
+               "settings": settings}
     if target_loss is not None:
         history["reached_target"] = bool(final <= target_loss)
     return TrainResult(net, history)

@@ -103,3 +103,11 @@ def test_precision_is_validated():
     inst = HardInstance(2, seed=0)
     with pytest.raises(Exception, match="precision"):
         tp.train_product(_net(inst.dim, 3, 0), inst, epochs=1, precision="half")
+
+
+def test_history_separates_the_epochs_from_the_reference_pass():
+    """``loop_seconds`` (the epochs) is part of ``seconds`` (the whole call, which adds the one
+    float64 pass computing ``final_loss``); benchmarks time epochs with it."""
+    inst = HardInstance(5, seed=0)
+    h = tp.train_product(_net(inst.dim, 4, 0), inst, epochs=3, patience=None).history
+    assert 0.0 < h["loop_seconds"] <= h["seconds"]
