@@ -317,7 +317,9 @@ def _plot(doc, png):
     for r in rows:
         if r["target"] != "ip":
             curves.setdefault((r["n"], r["target"], r["width_rule"]), []).append(r)
-    for (n, t, rule), rs in sorted(curves.items()):
+    many = len(curves) > 4             # then: one colour per (target, width), n written at points
+    colours: dict = {}
+    for (n, t, rule), rs in sorted(curves.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
         by_lam: dict = {}
         for r in rs:
             by_lam.setdefault(r["penalty"], []).append(r)
@@ -326,8 +328,16 @@ def _plot(doc, png):
         P = [_median([r["estimate"]["path_norm"] for r in by_lam[lam]]) for lam in lam_s]
         rh = [_median([r["estimate"]["rho_h"]["mean"] for r in by_lam[lam]]) for lam in lam_s]
         k = max(len(v) for v in by_lam.values())
-        line, = bx.plot(P, rh, marker="o", label=f"n={n} {t} w={rule}"
-                        + (f" (median of {k} seeds; dots: each seed)" if k > 1 else ""))
+        seeds = f" (median of {k} seeds; dots: each seed)" if k > 1 else ""
+        if many:
+            first_of_kind = (t, rule) not in colours
+            line, = bx.plot(P, rh, marker="o", color=colours.get((t, rule)),
+                            label=f"{t} w={rule}{seeds}" if first_of_kind else None)
+            colours.setdefault((t, rule), line.get_color())
+            bx.annotate(f"{n}", (P[-1], rh[-1]), fontsize=6, xytext=(3, 3),
+                        textcoords="offset points")
+        else:
+            line, = bx.plot(P, rh, marker="o", label=f"n={n} {t} w={rule}{seeds}")
         if k > 1:
             bx.scatter([r["estimate"]["path_norm"] for r in rs],
                        [r["estimate"]["rho_h"]["mean"] for r in rs], s=8, alpha=0.5,
@@ -335,13 +345,21 @@ def _plot(doc, png):
         if len(curves) <= 3:
             for lam, p_, y_ in zip(lam_s, P, rh):
                 bx.annotate(f"λ={lam:g}", (p_, y_), fontsize=6)
-        pm = max(r["estimate"]["path_norm"] for r in rs) * 1.05
-        bx.plot([0, pm], [0, ip_ceiling_per_norm(n) * pm], ls=":", color=line.get_color(),
-                label=f"IP ceiling K_{n}·P")
+        if not many:
+            pm = max(r["estimate"]["path_norm"] for r in rs) * 1.05
+            bx.plot([0, pm], [0, ip_ceiling_per_norm(n) * pm], ls=":", color=line.get_color(),
+                    label=f"IP ceiling K_{n}·P")
+    if many:                            # the ceiling lines of the smallest and largest n only
+        pm = max(r["estimate"]["path_norm"] for rs in curves.values() for r in rs) * 1.05
+        for n, ls in ((min(c[0] for c in curves), ":"), (max(c[0] for c in curves), "--")):
+            bx.plot([0, pm], [0, ip_ceiling_per_norm(n) * pm], ls=ls, color="grey",
+                    label=f"IP ceiling K_{n}·P")
+        bx.set_title("ρ_h against P (numbers: n)", fontsize=10)
     bx.set_ylim(bottom=0, top=max([1e-3] + [r["estimate"]["rho_h"]["mean"] for r in rows]) * 1.3)
     bx.set_xlabel("path norm P")
     bx.set_ylabel("ρ_h")
-    bx.set_title("ρ–P trade-off over the penalty λ", fontsize=10)
+    if not many:
+        bx.set_title("ρ–P trade-off over the penalty λ", fontsize=10)
     bx.legend(fontsize=6)
     first = doc.get("first_certified_n")
     s = doc["settings"]
