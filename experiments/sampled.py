@@ -47,7 +47,7 @@ MAX_N = 62           # messages are int64 (train_sampled's bound)
 
 
 def build_parser():
-    from circuits.utils.cli import positive_int
+    from circuits.utils.cli import int_in_range, positive_int
 
     p = argparse.ArgumentParser(prog="depthsep separate-sampled", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,6 +73,10 @@ def build_parser():
                    "default 0.05")
     p.add_argument("--seed", type=int, default=0, help="base seed (code, inits, samples)")
     p.add_argument("--tries", type=int, default=8, help="code draws (CodeEmbedding tries); default 8")
+    p.add_argument("--blas-threads", type=int_in_range(0, what="BLAS threads"), default=1,
+                   help="BLAS threads (threadpoolctl) for training and estimation; 0 = the "
+                   "library's default; default 1 (measured faster on the shared 2-core machine, "
+                   "BENCHMARKS.md)")
     p.add_argument("--out", default="results/sampled", help="output folder")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
@@ -114,11 +118,10 @@ def _migrate(rows: dict, seed: int) -> dict:
 
 
 def run(args) -> dict:
+    from threadpoolctl import threadpool_limits
+
     from circuits.utils.files import read_json, write_bytes_atomic, write_json_atomic
-    from embeddings import CodeEmbedding
-    from networks.constructions import ip_depth3_relu
     from networks.separation import sampled as S
-    from networks.separation.separate import width_of
 
     p = build_parser()
     ns, rules, targets, lams = _parse_lists(args, p)
@@ -135,22 +138,12 @@ def run(args) -> dict:
         if old.get("settings") == settings:
             doc["rows"], doc["depth3"] = _migrate(old.get("rows", {}), args.seed), old.get("depth3", {})
             print(f"resuming: {len(doc['rows'])} finished cells in {path}")
+    doc["blas_threads"] = args.blas_threads
     progress = not args.no_progress
     interrupted = False
     try:
-        for n in ns:
-            code = CodeEmbedding(n, seed=args.seed, tries=args.tries)
-            for target in targets:
-                for rule in rules:
-                    for lam in lams:
-                        for seed in seeds:
-                            key = _cell_key(n, target, rule, lam, seed)
-                            if key in doc["rows"]:
-                                continue
-                            doc["rows"][key] = _cell(S, doc, n, code, target, rule,
-                                                     width_of(rule, n), lam, seed, args, progress,
-                                                     ip_depth3_relu)
-                            write_json_atomic(path, doc)
+        with threadpool_limits(args.blas_threads if args.blas_threads > 0 else None):
+            _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress)
     except KeyboardInterrupt:
         interrupted = True
         print("interrupted: finished cells are kept in", path, file=sys.stderr)
@@ -160,6 +153,28 @@ def run(args) -> dict:
     write_bytes_atomic(out / "sampled_table.md", table_markdown(doc).encode())
     _plot(doc, out / "sampled.png")
     return doc
+
+
+def _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress):
+    """Every missing cell, in order; ``doc`` written after each."""
+    from circuits.utils.files import write_json_atomic
+    from embeddings import CodeEmbedding
+    from networks.constructions import ip_depth3_relu
+    from networks.separation.separate import width_of
+
+    for n in ns:
+        code = CodeEmbedding(n, seed=args.seed, tries=args.tries)
+        for target in targets:
+            for rule in rules:
+                for lam in lams:
+                    for seed in seeds:
+                        key = _cell_key(n, target, rule, lam, seed)
+                        if key in doc["rows"]:
+                            continue
+                        doc["rows"][key] = _cell(S, doc, n, code, target, rule,
+                                                 width_of(rule, n), lam, seed, args, progress,
+                                                 ip_depth3_relu)
+                        write_json_atomic(path, doc)
 
 
 def _cell(S, doc, n, code, target, rule, w, lam, seed, args, progress, ip_depth3_relu) -> dict:

@@ -137,7 +137,8 @@ def test_options_use_the_shared_parsers(capsys):
     ns, rules, _, _ = E._parse_lists(args, p)
     assert ns == [14, 16, 18, 24] and rules == ["n", "n^2", "2n+1"]
     for bad, name in ((["--widths", "n^x"], "--widths"), (["--n", "0"], "--n"),
-                      (["--seeds", "0"], "--seeds"), (["--n", "a..b"], "--n")):
+                      (["--seeds", "0"], "--seeds"), (["--n", "a..b"], "--n"),
+                      (["--blas-threads", "-1"], "--blas-threads")):
         with pytest.raises(SystemExit) as ex:
             E.main(bad + ["--out", "unused"])
         assert ex.value.code == 2 and name in capsys.readouterr().err
