@@ -232,13 +232,14 @@ def summarize(doc) -> dict:
     table = []
     for (n, t, rule, lam), rs in sorted(groups.items(), key=lambda kv: (
             kv[0][0], kv[0][1] == "ip", kv[0][1], kv[0][2], kv[0][3])):
-        rs.sort(key=lambda r: r["seed"])
+        base = doc["settings"]["seed"]                     # version-1 rows carry no seed
+        rs.sort(key=lambda r: r.get("seed", base))
         ests = [r["estimate"] for r in rs]
         sv = seeds_verdict(n, ests)
         b = rs[sv["best_index"]]["estimate"]
         e = {"n": n, "target": t, "width_rule": rule, "width": rs[0]["width"], "penalty": lam,
-             "seeds": [r["seed"] for r in rs], "ceiling_per_norm": ip_ceiling_per_norm(n),
-             "best": dict(sv["best"], seed=rs[sv["best_index"]]["seed"],
+             "seeds": [r.get("seed", base) for r in rs], "ceiling_per_norm": ip_ceiling_per_norm(n),
+             "best": dict(sv["best"], seed=rs[sv["best_index"]].get("seed", base),
                           path_norm=b["path_norm"], rho=b["rho"]["mean"], r2=b["r2"]),
              "median": dict(sv["median"],
                             path_norm=_median([x["path_norm"] for x in ests]),
