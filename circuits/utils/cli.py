@@ -65,9 +65,10 @@ def int_in_range(lo: "int | None" = None, hi: "int | None" = None, *, what: str 
 
 
 def int_list(text: str, name: str, parser: argparse.ArgumentParser, *,
-             ranges: bool = False) -> list:
-    """Sorted distinct integers from ``"4,6,8"`` (and, with ``ranges``, ``"4..9"``); otherwise
-    ``parser.error`` naming the option ``name`` (exit status 2)."""
+             ranges: bool = False, step: int = 1) -> list:
+    """Sorted distinct integers from ``"4,6,8"`` (and, with ``ranges``, ``"4..9"``, every
+    ``step``-th integer from the first); otherwise ``parser.error`` naming the option ``name``
+    (exit status 2)."""
     vals = []
     for part in text.split(","):
         part = part.strip()
@@ -76,12 +77,14 @@ def int_list(text: str, name: str, parser: argparse.ArgumentParser, *,
         try:
             if ranges and ".." in part:
                 lo, hi = (int(v) for v in part.split(".."))
-                vals += list(range(lo, hi + 1))
+                vals += list(range(lo, hi + 1, step))
             else:
                 vals.append(int(part))
         except ValueError:
             parser.error(f"{name} must be comma-separated integers like 4,6,8"
-                         + (" or a range 4..9" if ranges else "") + f", got {text!r}")
+                         + (" or a range 4..9" if ranges else "")
+                         + (f" (step {step})" if ranges and step != 1 else "")
+                         + f", got {text!r}")
     if not vals:
         parser.error(f"{name} must list at least one integer, got {text!r}")
     return sorted(set(vals))

@@ -73,7 +73,7 @@ from circuits.utils.validation import check_int, check_real
 
 __all__ = ["SampledNet", "code_bits", "code_rows", "path_norm", "train_sampled", "estimate",
            "empirical_bernstein", "ip_ceiling_per_norm", "depth3_path_norm", "depth3_crossing",
-           "verdict", "grid_loss_and_gradient"]
+           "verdict", "grid_loss_and_gradient", "seeds_verdict"]
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -486,3 +486,63 @@ def verdict(n: int, est: dict) -> dict:
     return {"ceiling_per_norm": K, "rho_h_per_norm": r, "ci_per_norm": t, "certified": bool(ok),
             "text": (f"{'certified' if ok else 'not yet'}: ρ_h/P − CI = {r:.4f} − {t:.4f} = "
                      f"{r - t:.4f} {'>' if ok else '<='} ceiling {K:.4f}")}
+
+
+def seeds_verdict(n: int, estimates: list, *, delta: "float | None" = None,
+                  nets: "int | None" = None) -> dict:
+    """Verdict over several nets of one cell (seeds), honest about picking the best of them.
+
+    Each net's ρ_h interval is recomputed from its stored moments (``estimate(...)["rho_h"]``:
+    mean, var, count, span) at level 1 − δ/``nets`` (Bonferroni; ``nets`` defaults to
+    ``len(estimates)``, δ to the estimates' own).  By the union bound all ``nets`` intervals
+    hold together with probability ≥ 1 − δ, so the claims below hold together at that level:
+
+    * best: the net with the largest lower bound (ρ_h − t)/P; "certified" when it exceeds K_n
+      (the choice of the net is covered by the correction);
+    * median: the median over seeds of ρ_h/P with the interval [median of the lower bounds,
+      median of the upper bounds], which contains the median of the nets' true values whenever
+      every interval holds (order statistics are monotone); "median_certified" when its lower
+      end exceeds K_n, i.e. at least half of the nets beat the ceiling.
+
+    >>> e = {"delta": 0.05, "path_norm": 2.0,
+    ...      "rho_h": {"mean": 0.2, "var": 0.5, "count": 10**6, "span": 8.0}}
+    >>> v = seeds_verdict(20, [e, e, e])
+    >>> v["certified"], v["delta_per_net"] == 0.05 / 3
+    (True, True)
+    """
+    from statistics import median
+
+    n = check_int(n, name="n", minimum=1, what="bits per party")
+    if not estimates:
+        raise InvalidArgumentError("estimates must hold at least one estimate (one per seed)")
+    delta = float(estimates[0]["delta"]) if delta is None else delta
+    if not 0 < delta < 1:
+        raise InvalidArgumentError(f"delta must lie in (0, 1), got {delta}")
+    nets = len(estimates) if nets is None else check_int(
+        nets, name="nets", minimum=len(estimates), what="nets the correction divides δ by")
+    d = delta / nets
+    K = ip_ceiling_per_norm(n)
+    per = []
+    for e in estimates:
+        P, h = float(e["path_norm"]), e["rho_h"]
+        t = empirical_bernstein(h["mean"], h["var"], int(h["count"]), float(h["span"]), d)
+        if P > 0:
+            r = h["mean"] / P
+            per.append({"rho_h_per_norm": r, "ci_per_norm": t / P, "lower": r - t / P,
+                        "upper": r + t / P})
+        else:                                          # P = 0: ρ_h = 0 exactly, nothing to claim
+            per.append({"rho_h_per_norm": 0.0, "ci_per_norm": 0.0, "lower": 0.0, "upper": 0.0})
+    best = max(range(len(per)), key=lambda i: per[i]["lower"])
+    med = {k: float(median(p[k] for p in per)) for k in ("rho_h_per_norm", "lower", "upper")}
+    ok, ok_med = per[best]["lower"] > K, med["lower"] > K
+    b = per[best]
+    return {"ceiling_per_norm": K, "seeds": len(estimates), "delta": delta, "nets": nets,
+            "delta_per_net": d,
+            "correction": f"Bonferroni: each interval at level 1 - delta/{nets}, so all hold "
+                          f"together with probability >= 1 - delta; best = largest lower bound",
+            "per_seed": per, "best_index": best, "best": dict(b), "median": med,
+            "certified": bool(ok), "median_certified": bool(ok_med),
+            "text": (f"{'certified' if ok else 'not yet'} (best of {len(estimates)}, δ/{nets}): "
+                     f"ρ_h/P − CI = {b['rho_h_per_norm']:.4f} − {b['ci_per_norm']:.4f} = "
+                     f"{b['lower']:.4f} {'>' if ok else '<='} ceiling {K:.4f}; median "
+                     f"{med['rho_h_per_norm']:.4f} [{med['lower']:.4f}, {med['upper']:.4f}]")}
