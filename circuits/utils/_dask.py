@@ -16,7 +16,7 @@ from circuits.utils.errors import ClusterLostError
 from circuits.utils.parallel import (_default_chunk_size, chunk_bounds, require_distributed,
                                      usable_cpus)
 from circuits.utils.progress import progress_bar
-from circuits.utils.slicing import _numba_threads, _parallel_guard
+from circuits.utils.slicing import _numba_threads
 
 # ---------------------------------------------------------------------------- Dask backend
 
@@ -95,7 +95,7 @@ def _dask_chunk(start, stop, *, fn, plan):
             threads = plan.get(get_worker().address, threads)
         except ValueError:  # pragma: no cover - not on a worker
             pass
-    with _numba_threads(threads), _parallel_guard():
+    with _numba_threads(threads):     # parallel kernels guard their own launches
         return fn(start, stop)
 
 
