@@ -281,7 +281,8 @@ _USER_THREADS = """
     U, V = rng.random((300, 16)), rng.random((300, 16))
 
     def calls():
-        return [C.count_ones(circ), C.count_disagreements(circ, "majority").count,
+        return [C.count_ones(circ, kernel="lowhigh"),
+                C.count_disagreements(circ, "majority", kernel="lowhigh").count,
                 f.truth_table().tobytes(), EK._sqdist_table(words, X, 0.3, 0.0).tobytes(),
                 [a.tobytes() for a in EK._min_over_label(U, V, np.int64(1))]]
 
