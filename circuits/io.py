@@ -421,6 +421,13 @@ MAX_GENERIC_TABLE_VALUES = 4096
 MAX_GENERIC_TABLE_BYTES = 1 << 20
 
 
+def json_table_shape(raw: bytes) -> bool:
+    """Whether the JSON bytes ``raw`` have one of the two plain truth-table shapes (a list, or
+    ``{"truth_table": [...]}`` alone), which :func:`load_truth_table` reads without building a
+    Python object per entry.  Decided from the bytes alone (nothing is parsed)."""
+    return raw.lstrip(_JSON_SPACE).startswith(b"[") or _TABLE_OBJECT.match(raw) is not None
+
+
 def _json_truth_table(raw: bytes, where: str):
     """The 0/1 entries of a truth-table JSON, read straight from its bytes (issue 25 item 5).
 
@@ -467,9 +474,9 @@ def _json_truth_table(raw: bytes, where: str):
     if b"t" in body or b"f" in body:
         body = body.replace(b"true", b"1").replace(b"false", b"0")
     b = np.frombuffer(body, dtype=np.uint8)
-    space = np.zeros(256, dtype=bool)
-    space[list(_JSON_SPACE)] = True
-    b = b[~space[b]]
+    keep = np.ones(256, dtype=bool)
+    keep[list(_JSON_SPACE)] = False
+    b = b[keep[b]]
     if b.shape[0] < 2 or b[0] != ord("[") or b[-1] != ord("]"):
         raise ValueError("not valid JSON (the list of 0/1 is not closed by ']', or text follows "
                          "it)")
@@ -477,14 +484,18 @@ def _json_truth_table(raw: bytes, where: str):
     if inner.shape[0] == 0:
         return np.zeros(0, dtype=np.uint8)
     digits, commas = inner[0::2], inner[1::2]
-    bad_digit = np.flatnonzero((digits != ord("0")) & (digits != ord("1")))
-    bad_comma = np.flatnonzero(commas != ord(","))
-    if inner.shape[0] % 2 == 0 or bad_digit.size or bad_comma.size:
+    # first offenders by argmax (no index arrays: every slot of a hostile file may be bad)
+    bad_digit = (digits != ord("0")) & (digits != ord("1"))
+    first_digit = int(bad_digit.argmax()) if bad_digit.any() else None
+    del bad_digit
+    bad_comma = commas != ord(",")
+    first_comma = int(bad_comma.argmax()) if bad_comma.any() else None
+    del bad_comma
+    if inner.shape[0] % 2 == 0 or first_digit is not None or first_comma is not None:
         # the first entry that is not a single 0/1 token: entry k starts at inner[2k]
         # (a bad comma slot j means entry j ran on; an even length, a missing last entry)
         cands = [inner.shape[0] // 2] if inner.shape[0] % 2 == 0 else []
-        cands += [int(bad_digit[0])] if bad_digit.size else []
-        cands += [int(bad_comma[0])] if bad_comma.size else []
+        cands += [k for k in (first_digit, first_comma) if k is not None]
         k = min(cands)
         tail = inner[2 * k: 2 * k + 64].tobytes()
         token = tail.split(b",", 1)[0].decode("utf-8", "replace")

@@ -242,6 +242,43 @@ def test_truth_table_json_peak_rss_is_a_few_bytes_per_byte(tmp_path, shape):
     assert int(grew) < 24, f"{shape}: peak RSS grew {grew} MiB for a 4 MiB file"
 
 
+_CLI_RSS_CHILD = """
+import contextlib, io, resource, sys
+from experiments.cli import main
+def run(path):
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main(["spectrum", path])
+    return rc, err.getvalue()
+run(sys.argv[2])                                   # warm
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rc, err = run(sys.argv[1])
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, rc,
+      err.replace(chr(10), " ")[:300])
+"""
+
+
+@pytest.mark.parametrize("shape", ["objects", "nested lists", "strings"])
+def test_cli_spectrum_reads_a_table_json_without_a_generic_parse(tmp_path, shape):
+    # `depthsep spectrum|check --target FILE.json` parsed the file with json.loads first to
+    # look for a circuit's "format": 76-166 MiB above the warm peak for these 4 MiB files
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = tmp_path / "t.json"
+    p.write_text(_HOSTILE_TABLES[shape](4 << 20))
+    ok = tmp_path / "ok.json"
+    ok.write_text("[0, 1, 1, 0]")
+    out = subprocess.run([sys.executable, "-c", _CLI_RSS_CHILD, str(p), str(ok)],
+                         capture_output=True, text=True, timeout=120, cwd=str(root),
+                         env=dict(os.environ, PYTHONPATH=str(root)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    grew, rc, err = out.stdout.split(" ", 2)
+    assert rc == "1" and "truth_table[0]" in err and str(p) in err, out.stdout
+    assert int(grew) < 24, f"{shape}: peak RSS grew {grew} MiB for a 4 MiB file"
+
+
 @pytest.mark.parametrize("text, want", [
     ("[0,1,1,0]", [0, 1, 1, 0]),
     (" \n[ 0 ,\t1 ,\r\n 1, 0 ]\n", [0, 1, 1, 0]),
