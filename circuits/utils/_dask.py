@@ -64,11 +64,9 @@ def _probe_thread_plan(client, numba_threads):
     """Ask every worker for its host, usable cores and Dask threads; budget numba threads."""
     try:
         probes = client.run(_probe_worker)
-    except (OSError, TimeoutError):   # the scheduler itself is unreachable: no second try
-        raise
     except Exception:  # a worker vanished while probing: fall back to the scheduler's view
         if getattr(client, "status", "running") != "running":
-            raise _SchedulerGone from None
+            raise _SchedulerGone from None       # not a worker: the scheduler is gone
         probes = {}
     if not probes:
         nthreads = client.nthreads()
