@@ -26,6 +26,18 @@ one locator, whatever was imported first:
 
 The decorator has numba's signature (``njit``, ``njit(sig)``, ``njit(**options)``,
 ``cache=True``); with ``NUMBA_DISABLE_JIT=1`` it returns the Python function, as numba does.
+
+Parallel kernels from any thread (issue 25 item 10).  numba's ``workqueue`` threading layer,
+the one it falls back to when neither tbb nor an OpenMP runtime is installed (and the one
+``NUMBA_THREADING_LAYER=workqueue`` or ``forksafe`` on Linux select), aborts the whole process
+("Concurrent access has been detected", exit 134) when two Python threads launch
+``parallel=True`` kernels at the same time, e.g. a user calling ``count_ones`` from a thread
+pool.  ``njit(parallel=True)`` therefore returns a :class:`ParallelKernel`: the compiled kernel
+behind one process-wide lock that every launch takes until numba reports a thread-safe layer
+(``omp`` or ``tbb``; the layer is known after the first launch), after which launches go
+straight to the kernel.  The other option, running a serial twin of the kernel in a thread that
+finds the lock taken, was measured slower on two cores (``benchmarks/bench_workqueue.py``; the
+twin also costs a second compile) and is not used.
 """
 
 from __future__ import annotations
@@ -45,7 +57,7 @@ import numba.core.dispatcher
 from numba.core import caching as _nc
 
 __all__ = ["njit", "cache_root", "numba_cache_root", "safe_directory", "safe_file",
-           "cache_path_of", "CacheWarning"]
+           "cache_path_of", "CacheWarning", "ParallelKernel", "launch_guard_active"]
 
 
 class CacheWarning(RuntimeWarning):
@@ -276,6 +288,74 @@ def _install_cache(disp) -> None:
         pass
 
 
+# --- parallel kernels: one launch at a time unless the threading layer is thread-safe ----------
+
+#: numba's threading layers that allow concurrent launches from several Python threads
+THREAD_SAFE_LAYERS = frozenset({"omp", "tbb"})
+_LAUNCH_LOCK = threading.Lock()
+_LAYER_SAFE: "list[bool | None]" = [None]        # None: no parallel launch yet in this process
+
+
+def _layer_is_safe() -> "bool | None":
+    """True/False once numba has started a threading layer (thread-safe or not), else None."""
+    if _LAYER_SAFE[0] is None:
+        try:
+            layer = numba.threading_layer()
+        except ValueError:                # no parallel kernel has run yet
+            return None
+        _LAYER_SAFE[0] = layer in THREAD_SAFE_LAYERS
+    return _LAYER_SAFE[0]
+
+
+def launch_guard_active() -> bool:
+    """Whether parallel kernel launches are serialised in this process (the layer is not known
+    to be thread-safe: ``workqueue``, or no parallel kernel has run yet)."""
+    return _layer_is_safe() is not True
+
+
+class ParallelKernel:
+    """A ``parallel=True`` kernel that any number of Python threads may call at once.
+
+    Calls go to the numba dispatcher (attribute ``dispatcher``; every other attribute, e.g.
+    ``py_func`` or ``signatures``, is the dispatcher's) under a process-wide lock while the
+    threading layer is not known to be thread-safe (module docstring).  Only Python code may
+    call it (a jitted caller would need the dispatcher itself).
+    """
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.__wrapped__ = dispatcher
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(self, attr, getattr(dispatcher.py_func, attr, None))
+
+    def __call__(self, *args, **kwargs):
+        if _LAYER_SAFE[0]:
+            return self.dispatcher(*args, **kwargs)
+        with _LAUNCH_LOCK:
+            if _layer_is_safe():
+                pass                      # learnt meanwhile (another thread's first launch)
+            return self.dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name == "dispatcher":          # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):                 # by reference, as numba pickles its dispatchers
+        return _kernel_by_name, (self.__module__, self.__qualname__)
+
+    def __repr__(self):
+        return f"ParallelKernel({self.dispatcher!r})"
+
+
+def _kernel_by_name(module: str, qualname: str):
+    import importlib
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def njit(*args, cache: bool = False, **options):
     """``numba.njit`` with depthsep's cache (module docstring) instead of numba's for
     ``cache=True``.  Same forms: ``@njit``, ``@njit(**options)``, ``@njit(sig, **options)``."""
@@ -297,6 +377,6 @@ def njit(*args, cache: bool = False, **options):
                 for sig in sigs:
                     disp.compile(sig)
                 disp.disable_compile()
-        return disp
+        return ParallelKernel(disp) if options.get("parallel") else disp
 
     return wrap

@@ -357,11 +357,22 @@ def _load_function_file(path: str):
     if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
     if p.suffix.lower() == ".json":
-        doc = read_json(p)
-        if isinstance(doc, dict) and doc.get("format") == "depthsep.circuit":
-            from circuits.io import load_circuit
+        # issue 25: decide from the bytes before parsing anything.  A plain truth table goes
+        # straight to its numpy reader (a generic parse first cost ~60 bytes per byte); a
+        # larger document of another shape can only be a circuit; a small one is looked at.
+        from circuits.io import MAX_FILE_BYTES, json_table_shape, load_circuit
+        from circuits.utils.documents import read_regular_file
+        from circuits.utils.errors import InvalidCircuitError
 
-            return "circuit", load_circuit(p)
+        raw = read_regular_file(p, error=InvalidCircuitError, max_bytes=MAX_FILE_BYTES)
+        table, size = json_table_shape(raw), len(raw)
+        del raw                            # the loaders read the file themselves
+        if not table:
+            if size > 1 << 20:
+                return "circuit", load_circuit(p)
+            doc = read_json(p)
+            if isinstance(doc, dict) and doc.get("format") == "depthsep.circuit":
+                return "circuit", load_circuit(p)
     return "truth_table", load_truth_table(p)
 
 

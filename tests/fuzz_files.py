@@ -1,6 +1,19 @@
 """File fuzzer for every loader and CLI file command (issue 25): "only our own errors, within a
 time and memory bound".  Fast profile in tests/test_reliability2.py, long one behind ``slow``;
-also ``python -m tests.fuzz_files N_CASES SEED`` for the recorded long runs."""
+also ``python -m tests.fuzz_files N_CASES SEED [--every-target] [--subprocess-every K]`` for the
+recorded long runs (docs/reliability.rst).
+
+Each case is one mutated valid file (circuit, DAG and network documents, stored and deflated
+``.npz`` state dicts, ``.npy``/``.txt``/``.json`` truth tables).  By default it goes to one
+target drawn at random; with ``every_target`` it goes to every loader (``read_document``,
+``read_json``, ``load_circuit``, ``SigmaNetwork.load``, ``load_truth_table``,
+``load_state_dict``) and every CLI file command (``depthsep check|info|spectrum``), so N cases
+are N per target.  The CLI runs in-process (``experiments.cli.main`` with captured output:
+milliseconds instead of a second of interpreter start per call); every ``subprocess_every``-th
+case also runs the three commands as real ``python -m experiments.cli`` processes under a
+wall-clock and address-space limit, to check the process's own exit path.  An in-process case
+is stopped by an alarm after ``HANG_SECONDS`` (a hang is a failure, never a stuck run).
+"""
 
 import contextlib
 import io
@@ -20,9 +33,14 @@ from circuits.utils.errors import DepthsepError
 from networks.interop import load_state_dict, save_state_dict
 from networks.sigma import SigmaNetwork
 
-#: per-case wall-clock bound (seconds) and whole-run peak-RSS growth bound (bytes)
+#: per-call wall-clock bound (seconds) and whole-run peak-RSS growth bound (bytes)
 CASE_SECONDS = 5.0
 RSS_GROWTH = 1 << 30
+#: an in-process call still running after this long is stopped and reported as a hang
+HANG_SECONDS = 30
+#: limits of the sampled real CLI processes: wall clock (s) and address space (bytes)
+CHILD_SECONDS = 60
+CHILD_ADDRESS_SPACE = 4 << 30
 
 
 def _seeds(d: Path) -> dict:
@@ -37,9 +55,15 @@ def _seeds(d: Path) -> dict:
                               "1.weight": np.ones((1, 4)), "1.bias": np.zeros(1)})
     npy = io.BytesIO()
     np.save(npy, np.array([0, 1, 1, 0], dtype=np.uint8))
+    dag = C.DagCircuit(3, [C.DagGate("a", "AND", [("x", 0), ("x", 1)]),
+                           C.DagGate("o", "THR", ["a", ("x", 2)], weights=[2, -1], threshold=1)],
+                       output="o")
+    save_circuit(dag, d / "d.json")
     return {"circuit.json": (d / "c.json").read_bytes(), "network.json": (d / "n.json").read_bytes(),
+            "dag.json": (d / "d.json").read_bytes(),
             "state.npz": (d / "s.npz").read_bytes(), "statec.npz": b.getvalue(),
-            "tt.npy": npy.getvalue(), "tt.txt": b"0110\n", "tt.json": b'{"truth_table": [0,1,1,0]}'}
+            "tt.npy": npy.getvalue(), "tt.txt": b"0110\n", "tt.json": b'{"truth_table": [0,1,1,0]}',
+            "ttlist.json": b"[0, 1, 1, 0, 1, 0, 0, 1]"}
 
 
 _JUNK = [b"\x00", b"\xff", b"[", b"]", b"{", b"}", b'"', b"1e999", b"-9223372036854775808",
@@ -76,7 +100,9 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
 
 
 def _loaders():
+    from circuits.utils.files import read_json
     return [("read_document", ".json", lambda p: read_document(p)),
+            ("read_json", ".json", lambda p: read_json(p)),
             ("load_circuit", ".json", lambda p: load_circuit(p)),
             ("SigmaNetwork.load", ".json", lambda p: SigmaNetwork.load(p)),
             ("load_truth_table", None, lambda p: load_truth_table(p)),
@@ -91,49 +117,131 @@ def _cli(argv):
     return rc, err.getvalue()
 
 
-def run(n_cases: int, seed: int, *, max_failures: int = 5):
+class _Hang(Exception):
+    """Raised by the alarm in a call that ran past HANG_SECONDS."""
+
+
+def _alarm(signum, frame):
+    raise _Hang
+
+
+_COMMANDS = ("check", "info", "spectrum")
+
+
+def _argv(cmd, p):
+    return [cmd, str(p)] + (["--target", "parity"] if cmd == "check" else [])
+
+
+def _real_cli(cmd, p):
+    """One real ``python -m experiments.cli`` process under the child limits; a failure text or
+    None."""
+    import os
+    import subprocess
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run([sys.executable, "-m", "experiments.cli", *_argv(cmd, p)],
+                             capture_output=True, text=True, timeout=CHILD_SECONDS,
+                             preexec_fn=limit, cwd=str(root),
+                             env=dict(os.environ, PYTHONPATH=str(root)))
+    except subprocess.TimeoutExpired:
+        return f"real cli {cmd}: no exit after {CHILD_SECONDS} s"
+    err = out.stderr
+    if out.returncode not in (0, 1, 2) or "Traceback" in err or "internal error" in err:
+        return f"real cli {cmd}: exit {out.returncode}: {err.strip()[-300:]}"
+    return None
+
+
+def run(n_cases: int, seed: int, *, max_failures: int = 5, every_target: bool = False,
+        subprocess_every: int = 0, progress_every: int = 0):
+    """Fuzz ``n_cases`` mutated files (see the module docstring); returns
+    ``(stats, failures, seconds)``.  ``stats`` counts cases, and per target ("load_circuit",
+    "cli check", ...) the calls refused with our own error, accepted, and CLI exit codes."""
+    import signal
     from collections import Counter
     rng = random.Random(seed)
     stats, failures = Counter(), []
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        seeds = _seeds(d)
-        names = sorted(seeds)
-        for _ in range(n_cases):
-            name = rng.choice(names)
-            suffix = Path(name).suffix
-            p = d / f"case{suffix}"
-            p.write_bytes(mutate(rng, seeds[name]))
-            which = rng.randrange(len(_loaders()) + 3)
-            t = time.perf_counter()
-            if which < len(_loaders()):
-                lname, want_suffix, fn = _loaders()[which]
-                if want_suffix and want_suffix != suffix:
-                    p = p.rename(d / f"case{want_suffix}")
-                try:
-                    fn(p)
-                    stats["accepted"] += 1
-                except DepthsepError:
-                    stats["refused"] += 1
-                except Exception as exc:  # noqa: BLE001 - the failure being counted
-                    failures.append(f"{lname} on mutated {name}: {type(exc).__name__}: {exc}"[:400])
-                what = lname
-            else:
-                cmd = ("check", "info", "spectrum")[which - len(_loaders())]
-                argv = [cmd, str(p)] + (["--target", "parity"] if cmd == "check" else [])
-                rc, err = _cli(argv)
-                stats[f"cli {cmd} rc={rc}"] += 1
-                if "Traceback" in err or "internal error" in err or rc not in (0, 1, 2):
-                    failures.append(f"cli {cmd} on mutated {name}: rc={rc} {err.strip()[:300]}")
-                what = f"cli {cmd}"
-            secs = time.perf_counter() - t
-            if secs > CASE_SECONDS:
-                failures.append(f"{what} on mutated {name} took {secs:.1f} s")
-            stats["cases"] += 1
-            if len(failures) >= max_failures:
-                break
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    loaders = _loaders()
+    n_targets = len(loaders) + len(_COMMANDS)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            seeds = _seeds(d)
+            names = sorted(seeds)
+            # warm-up, untimed: the valid files through every command once, so numba's first
+            # compile of the kernels (11 s for `check` on a cold cache, measured) is not
+            # reported as a slow case; compile time is not what this fuzzer bounds
+            w0 = time.perf_counter()
+            for name in names:
+                p = d / f"warm{Path(name).suffix}"
+                p.write_bytes(seeds[name])
+                for cmd in _COMMANDS:
+                    _cli(_argv(cmd, p))
+                p.unlink()
+            stats["warm-up seconds"] = round(time.perf_counter() - w0, 1)
+            for i in range(n_cases):
+                name = rng.choice(names)
+                suffix = Path(name).suffix
+                data = mutate(rng, seeds[name])
+                targets = range(n_targets) if every_target else [rng.randrange(n_targets)]
+                for which in targets:
+                    p = d / f"case{suffix}"
+                    p.write_bytes(data)
+                    t = time.perf_counter()
+                    signal.alarm(HANG_SECONDS)
+                    try:
+                        if which < len(loaders):
+                            lname, want_suffix, fn = loaders[which]
+                            if want_suffix and want_suffix != suffix:
+                                p = p.rename(d / f"case{want_suffix}")
+                            what = lname
+                            try:
+                                fn(p)
+                                stats[f"{lname} accepted"] += 1
+                            except DepthsepError:
+                                stats[f"{lname} refused"] += 1
+                        else:
+                            cmd = _COMMANDS[which - len(loaders)]
+                            what = f"cli {cmd}"
+                            rc, err = _cli(_argv(cmd, p))
+                            stats[f"cli {cmd} rc={rc}"] += 1
+                            if "Traceback" in err or "internal error" in err or rc not in (0, 1, 2):
+                                failures.append(f"cli {cmd} on mutated {name}: rc={rc} "
+                                                f"{err.strip()[:300]}")
+                    except _Hang:
+                        failures.append(f"{what} on mutated {name}: hang (> {HANG_SECONDS} s)")
+                    except Exception as exc:  # noqa: BLE001 - the failure being counted
+                        failures.append(f"{what} on mutated {name}: {type(exc).__name__}: "
+                                        f"{exc}"[:400])
+                    finally:
+                        signal.alarm(0)
+                    secs = time.perf_counter() - t
+                    if secs > CASE_SECONDS:
+                        failures.append(f"{what} on mutated {name} took {secs:.1f} s")
+                    p.unlink(missing_ok=True)
+                if subprocess_every and i % subprocess_every == 0:
+                    p = d / f"case{suffix}"
+                    p.write_bytes(data)
+                    for cmd in _COMMANDS:
+                        stats["real cli processes"] += 1
+                        fail = _real_cli(cmd, p)
+                        if fail:
+                            failures.append(f"{fail} (mutated {name})")
+                    p.unlink(missing_ok=True)
+                stats["cases"] += 1
+                if progress_every and (i + 1) % progress_every == 0:
+                    print(f"  {i + 1} cases, {time.perf_counter() - t0:.0f} s, "
+                          f"{len(failures)} failures", file=sys.stderr, flush=True)
+                if len(failures) >= max_failures:
+                    break
+    finally:
+        signal.signal(signal.SIGALRM, previous)
     grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss0
     if grew > RSS_GROWTH:
         failures.append(f"peak RSS grew by {grew / 2**20:.0f} MiB")
@@ -143,8 +251,11 @@ def run(n_cases: int, seed: int, *, max_failures: int = 5):
 
 if __name__ == "__main__":
     n, seed = int(sys.argv[1]), int(sys.argv[2])
-    stats, failures, secs = run(n, seed, max_failures=50)
-    print(f"{n} cases: {dict(stats)}; {len(failures)} failures; {secs:.1f} s")
+    sub = int(sys.argv[sys.argv.index("--subprocess-every") + 1]) \
+        if "--subprocess-every" in sys.argv else 0
+    stats, failures, secs = run(n, seed, max_failures=50, every_target="--every-target" in sys.argv,
+                                subprocess_every=sub, progress_every=1000)
+    print(f"{n} cases: {dict(sorted(stats.items()))}; {len(failures)} failures; {secs:.1f} s")
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

@@ -332,6 +332,51 @@ def test_losing_every_worker_times_out_with_a_clear_error(tmp_path):
     assert 0 <= info.value.done < 200 and info.value.total == 200
 
 
+@pytest.mark.parametrize("numba_threads", ["auto", None])
+def test_a_scheduler_dead_before_the_run_is_cluster_lost_not_a_comm_error(tmp_path,
+                                                                          numba_threads):
+    # issue 25 item 10: killed just before run_chunks (the client had not noticed yet), the
+    # set-up calls raised CommClosedError / OSError("Timed out trying to connect") after Dask's
+    # connect timeout, twice over (probe, then its fallback): 30 s with a default client
+    import time
+    cl = _Cluster(tmp_path)
+    try:
+        cl.scheduler.kill()
+        cl.scheduler.wait()
+        t = time.monotonic()
+        with pytest.raises(parallel.ClusterLostError, match="before the run") as info:
+            run_chunks(_slow_squares, 100_000, combine=_add, initial=0, client=cl.client,
+                       chunk_size=500, timeout=10, numba_threads=numba_threads)
+        waited = time.monotonic() - t
+    finally:
+        cl.close()
+    assert "no partial result" in str(info.value)
+    assert waited < 8, waited       # at most one connect timeout of this client (5 s)
+
+
+def test_a_scheduler_killed_mid_run_is_reported_without_waiting_for_it(tmp_path):
+    # the clean-up cancelled the remaining chunks on the dead scheduler first, waiting for a
+    # connect timeout before the ClusterLostError came out
+    import threading
+    import time
+    cl = _Cluster(tmp_path)
+    killed = []
+    try:
+        run_chunks(_squares, 10, combine=_add, initial=0, client=cl.client)   # warm, probed
+
+        def kill():
+            killed.append(time.monotonic())
+            cl.scheduler.kill()
+        threading.Timer(0.3, kill).start()
+        with pytest.raises(parallel.ClusterLostError):
+            run_chunks(_slow_squares, 100_000, combine=_add, initial=0, client=cl.client,
+                       chunk_size=500, timeout=10)
+        reported = time.monotonic() - killed[0]
+    finally:
+        cl.close()
+    assert reported < 3, reported    # the client's connect timeout is 5 s
+
+
 def test_a_cancelled_chunk_is_never_folded_as_a_result(client):
     # someone else cancels the run's tasks: the fold must stop with an error naming the chunk,
     # not pass FutureCancelledError objects to combine as if they were results

@@ -197,6 +197,124 @@ def test_truth_table_json_memory_is_bounded(tmp_path):
     assert load_truth_table(r).tolist() == [0, 1, 1, 0]
 
 
+_RSS_CHILD = """
+import resource, sys
+from circuits.io import load_truth_table
+from circuits.utils.errors import DepthsepError
+load_truth_table(sys.argv[2])                      # warm: every import and code path done
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    load_truth_table(sys.argv[1])
+    verdict = "accepted"
+except DepthsepError as exc:
+    verdict = "refused " + str(exc).replace(chr(10), " ")[:400]
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, verdict)
+"""
+
+#: 4 MiB truth-table JSON files.  Before issue 25's byte-level reader, json.loads built one
+#: Python object per entry: peak RSS above a warm loader's grew 50 MiB (empty objects), 133 MiB
+#: (nested lists), 97 MiB (short strings), 45 MiB (object keys), up to ~2 GiB at the loader's
+#: 64 MiB size limit; now it stays within the warm peak (0 MiB growth measured for each).
+_HOSTILE_TABLES = {
+    "objects": lambda n: "[" + ",".join(["{}"] * (n // 3)) + "]",
+    "nested lists": lambda n: "[" + ",".join(["[[[[[[[[[[]]]]]]]]]]"] * (n // 21)) + "]",
+    "strings": lambda n: "[" + ",".join(['"ab"'] * (n // 5)) + "]",
+    "keys": lambda n: "{" + ",".join(f'"{i:x}":0' for i in range(n // 10)) + "}",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_HOSTILE_TABLES))
+def test_truth_table_json_peak_rss_is_a_few_bytes_per_byte(tmp_path, shape):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = tmp_path / "t.json"
+    p.write_text(_HOSTILE_TABLES[shape](4 << 20))
+    ok = tmp_path / "ok.json"
+    ok.write_text("[0, 1, 1, 0]")
+    out = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(p), str(ok)], capture_output=True,
+                         text=True, timeout=120, cwd=str(root),
+                         env=dict(os.environ, PYTHONPATH=str(root)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    grew, verdict = out.stdout.split(" ", 1)
+    assert verdict.startswith("refused") and str(p) in verdict, verdict
+    assert int(grew) < 24, f"{shape}: peak RSS grew {grew} MiB for a 4 MiB file"
+
+
+_CLI_RSS_CHILD = """
+import contextlib, io, resource, sys
+from experiments.cli import main
+def run(path):
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main(["spectrum", path])
+    return rc, err.getvalue()
+run(sys.argv[2])                                   # warm
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rc, err = run(sys.argv[1])
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, rc,
+      err.replace(chr(10), " ")[:300])
+"""
+
+
+@pytest.mark.parametrize("shape", ["objects", "nested lists", "strings"])
+def test_cli_spectrum_reads_a_table_json_without_a_generic_parse(tmp_path, shape):
+    # `depthsep spectrum|check --target FILE.json` parsed the file with json.loads first to
+    # look for a circuit's "format": 76-166 MiB above the warm peak for these 4 MiB files
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = tmp_path / "t.json"
+    p.write_text(_HOSTILE_TABLES[shape](4 << 20))
+    ok = tmp_path / "ok.json"
+    ok.write_text("[0, 1, 1, 0]")
+    out = subprocess.run([sys.executable, "-c", _CLI_RSS_CHILD, str(p), str(ok)],
+                         capture_output=True, text=True, timeout=120, cwd=str(root),
+                         env=dict(os.environ, PYTHONPATH=str(root)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    grew, rc, err = out.stdout.split(" ", 2)
+    assert rc == "1" and "truth_table[0]" in err and str(p) in err, out.stdout
+    assert int(grew) < 24, f"{shape}: peak RSS grew {grew} MiB for a 4 MiB file"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("[0,1,1,0]", [0, 1, 1, 0]),
+    (" \n[ 0 ,\t1 ,\r\n 1, 0 ]\n", [0, 1, 1, 0]),
+    ("[false, true, true, true]", [0, 1, 1, 1]),
+    ('{"truth_table": [1, 0]}', [1, 0]),
+    (' {\n "truth_table" :\n[1,\n0]\n}\n', [1, 0]),
+    ('{"truth_table": [0, 1], "name": "xor-ish", "n": 1}', [0, 1]),     # generic, small
+    ('{"name": "x", "truth_table": [1, 1]}', [1, 1]),
+])
+def test_truth_table_json_shapes_still_read(tmp_path, text, want):
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    assert load_truth_table(p).tolist() == want
+
+
+@pytest.mark.parametrize("text, match", [
+    ("[0, 1, 2, 0]", r"truth_table\[2\] = '2'"),
+    ("[0, 1, 10, 0]", r"truth_table\[2\] = '10'"),
+    ("[0, 1, 1.0, 0]", r"truth_table\[2\] = '1.0'"),
+    ('[0, "1", 1, 0]', r"truth_table\[1\] = '\"1\"'"),
+    ("[0, 1, 1, 0,]", r"truth_table\[4\] = nothing"),
+    ("[0, 1 1, 0]", r"truth_table\[1\] = '11'"),
+    ("[0, 1, 1, 0", "not closed"),
+    ("[0, 1, 1, 0] x", "not closed"),
+    ("[0, 1, 1]", "power-of-two"),
+    ('{"truth_table": [0, 1], "pad": [' + "0," * 5000 + "0]}", "read only up to 4096"),
+    ('{"table": [0, 1]}', "needs a 'truth_table' field"),
+], ids=lambda v: v[:24] if isinstance(v, str) else None)
+def test_truth_table_json_errors_name_the_entry(tmp_path, text, match):
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    with pytest.raises(DepthsepError, match=match) as exc:
+        load_truth_table(p)
+    assert str(p) in str(exc.value)
+
+
 # ------------------------------------------------------------------ the CLI's file commands
 
 def _cli(argv, capsys):

@@ -266,6 +266,88 @@ def test_threads_on_the_workqueue_layer_do_not_abort():
         assert warned == "True"
 
 
+_USER_THREADS = """
+    import threading
+    import numpy as np
+    import circuits as C
+    from circuits import _kernels, simulate as S
+    from embeddings import _kernels as EK
+    S._SERIAL_CUBE_WORK = 0                        # every count launches the parallel cube kernel
+    circ = C.ThresholdCircuit.single_gate([1] * 16, 8)
+    f = C.ThresholdFunction([3, -1, 2, 2, -2, 1, 1, 4, -3, 2, 1, 1], 3)
+    rng = np.random.default_rng(0)
+    words = rng.integers(0, 1 << 62, size=(64, 1), dtype=np.uint64)
+    X = rng.normal(size=(400, 40))
+    U, V = rng.random((300, 16)), rng.random((300, 16))
+
+    def calls():
+        return [C.count_ones(circ, kernel="lowhigh"),
+                C.count_disagreements(circ, "majority", kernel="lowhigh").count,
+                f.truth_table().tobytes(), EK._sqdist_table(words, X, 0.3, 0.0).tobytes(),
+                [a.tobytes() for a in EK._min_over_label(U, V, np.int64(1))]]
+
+    want = calls()                                 # serial: one thread
+    got, errors = [], []
+
+    def user_thread():
+        try:
+            for _ in range(12):
+                got.append(calls())
+        except BaseException as exc:
+            errors.append(repr(exc))
+
+    ts = [threading.Thread(target=user_thread) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    import numba
+    print(numba.threading_layer(), len(got), all(g == want for g in got), errors)
+"""
+
+
+@pytest.mark.parametrize("layer", ["workqueue", "default"])
+def test_user_threads_launching_parallel_kernels_do_not_abort(layer):
+    # issue 25 item 10: plain user threads (no executor) calling the library at once; numba's
+    # workqueue layer aborted the process (exit 134, "Concurrent access has been detected")
+    env = {"NUMBA_THREADING_LAYER": layer, "NUMBA_NUM_THREADS": "2"}
+    proc = _child(_USER_THREADS, env)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, (proc.returncode, err[-2000:])
+    got_layer, n, same, errors = out.split(maxsplit=3)
+    assert (got_layer == "workqueue") == (layer == "workqueue")
+    assert n == "48" and same == "True" and errors.strip() == "[]", out
+
+
+def test_every_parallel_kernel_guards_its_launch():
+    # the guard lives in circuits._jit.njit: every parallel=True kernel of the library is a
+    # ParallelKernel, so no launch can bypass it (a lint test makes every kernel use that njit)
+    import importlib
+    import pkgutil
+
+    import numba.core.registry
+
+    from circuits._jit import ParallelKernel
+    found, bare = [], []
+    for pkg in ("circuits", "embeddings", "networks"):
+        root = importlib.import_module(pkg)
+        for info in pkgutil.walk_packages(root.__path__, pkg + "."):
+            if "_kernels" not in info.name and not info.name.endswith("_simd"):
+                continue
+            mod = importlib.import_module(info.name)
+            for name, obj in vars(mod).items():
+                if isinstance(obj, ParallelKernel):
+                    found.append(f"{info.name}.{name}")
+                elif isinstance(obj, numba.core.registry.CPUDispatcher) and \
+                        obj.targetoptions.get("parallel"):
+                    bare.append(f"{info.name}.{name}")
+    assert bare == []
+    assert {"circuits._kernels._cube_run", "circuits._kernels._table_target",
+            "embeddings._kernels._sqdist_table", "embeddings._kernels._min_over_label",
+            "networks.reduction._kernels._train_pass",
+            "networks.reduction._kernels_train32._train_pass_relu32"} <= set(found), found
+
+
 # ------------------------------------------------------------------ item 8: named arguments
 
 from networks.sigma import SigmaNetwork  # noqa: E402

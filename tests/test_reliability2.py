@@ -303,7 +303,12 @@ def test_file_fuzzer_fast_profile():
     from tests import fuzz_files
     stats, failures, _ = fuzz_files.run(300, seed=25)
     assert failures == []
-    assert stats["refused"] > 0 and stats["cases"] == 300
+    assert stats["cases"] == 300 and sum(v for k, v in stats.items() if "refused" in k) > 0
+    stats, failures, _ = fuzz_files.run(40, seed=26, every_target=True, subprocess_every=40)
+    assert failures == []
+    assert stats["load_circuit refused"] + stats["load_circuit accepted"] == 40
+    assert sum(v for k, v in stats.items() if k.startswith("cli info")) == 40
+    assert stats["real cli processes"] == 3
 
 
 @pytest.mark.slow
@@ -314,10 +319,24 @@ def test_circuit_fuzzer_long_profile():
 
 
 @pytest.mark.slow
+def test_circuit_fuzzer_long_profile_bit_sliced_range():
+    # every case in the bit-sliced range, so "bitsliced" and "fused" check all of them; the
+    # fused kernels compiled here stay in memory (~1.4 MiB each): children of 500 cases
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "tests.fuzz_circuits", "10000", "2026",
+                          "--kernels", "bitsliced,fused", "--scales", "small", "--batch", "500"],
+                         capture_output=True, text=True, cwd=str(ROOT),
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+
+
+@pytest.mark.slow
 def test_file_fuzzer_long_profile():
     from tests import fuzz_files
-    stats, failures, _ = fuzz_files.run(10_000, seed=2025)
-    assert failures == []
+    stats, failures, _ = fuzz_files.run(10_000, seed=2025, every_target=True,
+                                        subprocess_every=100)
+    assert failures == [] and stats["cases"] == 10_000
 
 
 # ------------------------------------------- item 10: Ctrl-C while chunks are being submitted

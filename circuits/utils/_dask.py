@@ -16,7 +16,7 @@ from circuits.utils.errors import ClusterLostError
 from circuits.utils.parallel import (_default_chunk_size, chunk_bounds, require_distributed,
                                      usable_cpus)
 from circuits.utils.progress import progress_bar
-from circuits.utils.slicing import _numba_threads, _parallel_guard
+from circuits.utils.slicing import _numba_threads
 
 # ---------------------------------------------------------------------------- Dask backend
 
@@ -65,6 +65,8 @@ def _probe_thread_plan(client, numba_threads):
     try:
         probes = client.run(_probe_worker)
     except Exception:  # a worker vanished while probing: fall back to the scheduler's view
+        if getattr(client, "status", "running") != "running":
+            raise _SchedulerGone from None       # not a worker: the scheduler is gone
         probes = {}
     if not probes:
         nthreads = client.nthreads()
@@ -95,7 +97,7 @@ def _dask_chunk(start, stop, *, fn, plan):
             threads = plan.get(get_worker().address, threads)
         except ValueError:  # pragma: no cover - not on a worker
             pass
-    with _numba_threads(threads), _parallel_guard():
+    with _numba_threads(threads):     # parallel kernels guard their own launches
         return fn(start, stop)
 
 
@@ -116,15 +118,38 @@ def _pickled_size(fn) -> int:
         return 0
 
 
+class _SchedulerGone(Exception):
+    """The client lost its scheduler while the run was being set up."""
+
+
+def _setup_lost(client, exc, n_items) -> ClusterLostError:
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+    why = "" if isinstance(exc, _SchedulerGone) else f": {type(exc).__name__}: {exc}"
+    return ClusterLostError(
+        f"lost the Dask scheduler at {address} before the run over {n_items:,} items started "
+        f"(client status {getattr(client, 'status', 'unknown')!r}{why}); no partial result is "
+        f"returned.  Restart the cluster (or pass another client=) and run again",
+        done=0, total=0)
+
+
 def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc, retries,
               numba_threads, timeout):
     require_distributed()
     client, owned = _as_client(client)
     try:
-        if numba_threads is None:
-            plan, total = {"default": None}, max(1, sum(client.nthreads().values()))
-        else:
-            plan, total = _dask_thread_plan(client, numba_threads)
+        # issue 25: a scheduler killed just before or as the run starts made the set-up calls
+        # raise CommClosedError/OSError after Dask's connect timeout (30 s by default), once
+        # for the probe and again for its fallback; now one ClusterLostError, at once when the
+        # client already knows, else after that one timeout
+        try:
+            if getattr(client, "status", "running") != "running":
+                raise _SchedulerGone
+            if numba_threads is None:
+                plan, total = {"default": None}, max(1, sum(client.nthreads().values()))
+            else:
+                plan, total = _dask_thread_plan(client, numba_threads)
+        except (OSError, TimeoutError, _SchedulerGone) as exc:
+            raise _setup_lost(client, exc, n_items) from None
         bounds = chunk_bounds(n_items, chunk_size or _default_chunk_size(n_items, total))
         token = uuid.uuid4().hex
         extra = []
@@ -142,10 +167,13 @@ def _run_dask(fn, n_items, combine, initial, client, chunk_size, progress, desc,
         try:
             return _fold_dask(client, futures, combine, initial, progress, desc, timeout)
         finally:
-            try:
-                client.cancel([f for f in futures if not f.done()] + extra)
-            except Exception:  # pragma: no cover - the scheduler is gone: nothing to cancel
-                pass
+            # not when the scheduler is gone: cancel would wait Dask's connect timeout (30 s by
+            # default) to reach it before the ClusterLostError could be reported
+            if getattr(client, "status", "running") == "running":
+                try:
+                    client.cancel([f for f in futures if not f.done()] + extra)
+                except Exception:  # pragma: no cover - lost meanwhile: nothing to cancel
+                    pass
     finally:
         if owned:
             client.close()

@@ -33,8 +33,10 @@ cores and threads are probed with one ``client.run`` and the plan is reused for 
 that joins in between runs its chunks on one numba thread).  Pass ``numba_threads=`` to override
 it.  Several threads of one process then launch numba parallel
 kernels at the same time; numba's ``omp`` and ``tbb`` threading layers allow that, its fallback
-``workqueue`` layer does not (``numba.threading_layer()`` tells which one runs; use Dask workers
-with one thread each, or install ``tbb``, if it says ``workqueue``).
+``workqueue`` layer does not, and there every parallel kernel takes a process-wide lock for its
+launch (``circuits._jit.ParallelKernel``), so concurrent chunks are safe but their kernels run
+one at a time (``numba.threading_layer()`` tells which layer runs; use Dask workers with one
+thread each, or install ``tbb``, if it says ``workqueue``).
 
 Dask is an optional extra: ``pip install 'depthsep[distributed]'``.  Without it everything except
 the Dask backend works, and asking for the Dask backend raises :class:`MissingDependencyError`
@@ -52,7 +54,7 @@ from circuits.utils.errors import (ClusterLostError, MissingDependencyError,
 from circuits.utils.progress import progress_bar
 from circuits.utils.slicing import (DEFAULT, DEFAULT_MAX_SECONDS, MAX_SECONDS_ENV, SLICE_SECONDS,
                                     _Cancelled, _Meter, _NO_GUARD, _numba_threads,
-                                    _parallel_guard, _run_sliced, _SlicedCall, _warn_workqueue,
+                                    _run_sliced, _SlicedCall, _warn_workqueue,
                                     deferred_sigint, format_seconds, numba_threading_layer,
                                     resolve_max_seconds)
 from circuits.utils.validation import check_int
@@ -351,7 +353,7 @@ def run_chunks(fn: Callable[[int, int], Any], n_items: int, *, combine: Callable
     if isinstance(executor, cf.ThreadPoolExecutor):   # shared memory: slice, meter, cancel
         meter = _Meter(n_items, limit, workers or 1, desc, max_slice=chunk_size,
                        first=_first_slice(fn))
-        task = _SlicedCall(fn, threads, combine, initial, meter, _parallel_guard())
+        task = _SlicedCall(fn, threads, combine, initial, meter, _NO_GUARD)
     else:
         task = _ChunkCall(fn, threads)
     return _run_executor(task, chunk_bounds(n_items, size), combine, initial, executor, progress,

@@ -9,7 +9,8 @@ time limit: the first slice of at least 40 ms calibrates the speed, and a run es
 :data:`MAX_SECONDS_ENV`) is refused with :class:`~circuits.utils.errors.RunTooLongError` before
 the bulk of the work starts.  numba's ``workqueue`` threading layer aborts the process when
 several threads launch parallel kernels at once; :func:`numba_threading_layer` tells which layer
-runs and the guard serialises such calls.
+runs, and every parallel kernel serialises its own launches there
+(``circuits._jit.ParallelKernel``), whichever thread calls it.
 """
 
 from __future__ import annotations
@@ -273,23 +274,6 @@ class _NoGuard:
 
 
 _NO_GUARD = _NoGuard()
-_WORKQUEUE_LOCK = None
-
-
-def _parallel_guard():
-    """A lock serialising chunk calls when numba's ``workqueue`` layer is in use.
-
-    The workqueue layer aborts the whole process (exit 134) when two threads launch parallel
-    kernels at the same time; omp and tbb allow it.  Under workqueue every chunk run from a
-    thread pool or a multi-threaded Dask worker takes this lock first.
-    """
-    global _WORKQUEUE_LOCK
-    if numba_threading_layer() != "workqueue":
-        return _NO_GUARD
-    if _WORKQUEUE_LOCK is None:
-        import threading
-        _WORKQUEUE_LOCK = threading.Lock()
-    return _WORKQUEUE_LOCK
 
 
 _WARNED_WORKQUEUE = False
