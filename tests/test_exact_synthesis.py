@@ -81,7 +81,9 @@ def test_direct_wires():
 
 
 def test_symmetry_off_same_answer():
-    for sym in (False, ("complement",), ("order",)):
+    assert ES._check_symmetry(True) == ES.DEFAULT_SYMMETRY
+    assert ES._check_symmetry("all") == ES.SYMMETRIES
+    for sym in (False, ("complement",), ("order",), "function", "all"):
         r = least_depth2(parity(3), symmetry=sym, time_limit=20, num_workers=1)
         assert r.size == 3
 
@@ -164,6 +166,12 @@ def test_cli_least_circuit_json(tmp_path, capsys):
     rec = json.loads(capsys.readouterr().out)["files"]["least_circuit.json"]
     assert rec["size"] == 2 and rec["status"] == "optimal" and rec["complete"]
     assert rec["claims"][0]["status"] == "infeasible" and rec["claims"][0]["cross_checked"]
+    rc = cli.main(["--json", "least-circuit", "--function", "parity", "--n", "3", "--no-progress",
+                   "--workers", "1", "--symmetry", "order,function", "--out", str(tmp_path)])
+    rec = json.loads(capsys.readouterr().out)["files"]["least_circuit.json"]
+    assert rc == 0 and rec["size"] == 3 and rec["options"]["symmetry"] == ["order", "function"]
+    assert cli.main(["least-circuit", "--symmetry", "order,nope", "--out", str(tmp_path)]) == 2
+    assert "--symmetry 'order,nope'" in capsys.readouterr().err
 
 
 def test_cli_separation_table(tmp_path):

@@ -90,6 +90,9 @@ NP_CLASSES = (2, 1, 2, 5, 17, 92, 994)
 MAX_SYNTH_BITS = 8
 SOLVER_NAME = "OR-Tools CP-SAT"
 SYMMETRIES = ("complement", "order", "function")
+#: What ``symmetry=True`` switches on: the measured fastest set (``benchmarks/bench_least.py``:
+#: breaking f's own group as well made CP-SAT no faster on PAR_5 and IP_3, see BENCHMARKS.md).
+DEFAULT_SYMMETRY = ("complement", "order")
 #: Number of threshold functions of N = 0..5 inputs (OEIS A000609); strict gate order needs s
 #: distinct ones (beyond N = 5 there are more than 64, the largest s accepted).
 _N_THRESHOLD_FUNCTIONS = (2, 4, 14, 104, 1882, 94572)
@@ -268,14 +271,16 @@ class LeastDepth2:
 
 def _check_symmetry(symmetry) -> tuple:
     if symmetry is True:
-        return SYMMETRIES
+        return DEFAULT_SYMMETRY
     if symmetry in (False, None):
         return ()
-    sym = tuple(symmetry)
+    if symmetry == "all":
+        return SYMMETRIES
+    sym = (symmetry,) if isinstance(symmetry, str) else tuple(symmetry)
     bad = [s for s in sym if s not in SYMMETRIES]
     if bad:
-        raise InvalidArgumentError(f"symmetry must be True, False or a subset of {SYMMETRIES}, "
-                                   f"got {bad!r}")
+        raise InvalidArgumentError(f"symmetry must be True (the default {DEFAULT_SYMMETRY}), "
+                                   f"False, 'all' or a subset of {SYMMETRIES}, got {bad!r}")
     return sym
 
 
@@ -479,8 +484,9 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
         Cap every weight at this value (default: the complete bounds of :func:`weight_bound`).
     direct : bool
         Allow wires from the inputs to the top gate.
-    symmetry : bool or iterable of {"complement", "order", "function"}
-        Symmetry breaking (default all; see the module docstring for why any subset is sound).
+    symmetry : bool, "all" or iterable of {"complement", "order", "function"}
+        Symmetry breaking: True (default) is ``DEFAULT_SYMMETRY`` = complement and order, the
+        measured fastest; "all" adds f's own group.  Any subset is sound (module docstring).
     time_limit : float
         Seconds for the solver.
     num_workers : int
@@ -559,8 +565,9 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         at least the bound of :func:`weight_bound` for every fan-in.
     direct : bool
         Allow wires from the inputs to the top gate.
-    symmetry : bool or iterable of {"complement", "order", "function"}
-        Symmetry breaking (default all; see the module docstring for why any subset is sound).
+    symmetry : bool, "all" or iterable of {"complement", "order", "function"}
+        Symmetry breaking: True (default) is ``DEFAULT_SYMMETRY`` = complement and order, the
+        measured fastest; "all" adds f's own group.  Any subset is sound (module docstring).
     time_limit : float
         Seconds per decision.
     num_workers : int
