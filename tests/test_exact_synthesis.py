@@ -314,6 +314,15 @@ def test_class_representatives_match_a000619():
     assert ES.max_minimal_weight(5) == ES._MAX_SINGLE_WEIGHT[5] == 5
 
 
+def test_threshold_counts_from_classes_match_a000609():
+    """A000609 (2, 4, 14, 104, 1882, 94572, 15028134) from the class list, and the library's
+    independent weight-enumerating counter agrees for N <= 4."""
+    from circuits.analysis import count_threshold_functions
+    got = [ES.count_threshold_functions_by_class(k) for k in range(7)]
+    assert got == [2, 4, 14, 104, 1882, 94572, 15028134]
+    assert got[:5] == [count_threshold_functions(k) for k in range(5)]
+
+
 def test_order_is_not_strict_when_weights_are_capped(monkeypatch):
     """Merging equal gates can leave |w| <= W, so a capped search keeps duplicates allowed."""
     seen = []

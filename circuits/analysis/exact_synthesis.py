@@ -72,7 +72,8 @@ from circuits.utils.errors import DepthsepError, InvalidArgumentError, MissingDe
 
 __all__ = ["LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "weight_bound",
            "max_sliced_edges", "sliced_edges", "PATERSON_PLANES", "function_symmetries",
-           "threshold_class_representatives", "max_minimal_weight", "MAX_TOTAL_WEIGHT",
+           "threshold_class_representatives", "count_threshold_functions_by_class",
+           "max_minimal_weight", "MAX_TOTAL_WEIGHT",
            "NP_CLASSES", "SOLVER_NAME"]
 
 #: OEIS A003217: the largest minimal total weight of a threshold function of k inputs, k = 0..8
@@ -152,6 +153,57 @@ def threshold_class_representatives(k: int) -> "list[np.ndarray]":
                             f"inputs, the published count is {expected}; the weight range "
                             f"{wmax} is too small")
     return [np.frombuffer(b, dtype=np.uint8).copy() for b in sorted(seen, reverse=True)]
+
+
+def count_threshold_functions_by_class(k: int) -> int:
+    """Number of threshold functions of k <= 6 inputs (OEIS A000609), summed over NP classes.
+
+    A regular positive representative g (:func:`threshold_class_representatives`) with r
+    relevant inputs and classes C of mutually symmetric inputs (swapping two of them leaves g
+    unchanged; the irrelevant inputs form one class) has ``2^r k! / prod |C|!`` distinct
+    images under negating and permuting inputs: negating a relevant input makes g negative in
+    it, and a permutation fixing a threshold function only permutes inputs of equal influence,
+    which are symmetric.  Independent of the weight-based counter
+    :func:`~circuits.analysis.count_threshold_functions` (E18), which stops at N = 5.
+
+    Parameters
+    ----------
+    k : int
+        Number of inputs, 0 <= k <= 6.
+
+    Returns
+    -------
+    int
+        The count: 2, 4, 14, 104, 1882, 94572, 15028134 for k = 0..6.
+
+    Examples
+    --------
+    >>> [count_threshold_functions_by_class(k) for k in range(5)]
+    [2, 4, 14, 104, 1882]
+    """
+    from math import factorial
+
+    k = check_n_bits(k, name="k", maximum=len(NP_CLASSES) - 1)
+    idx = np.arange(1 << k)
+    total = 0
+    for g in threshold_class_representatives(k):
+        relevant = sum(1 for i in range(k) if not np.array_equal(g, g[idx ^ (1 << i)]))
+        classes: "list[list[int]]" = []
+        for i in range(k):
+            for c in classes:
+                j = c[0]
+                bi, bj = (idx >> i) & 1, (idx >> j) & 1
+                swapped = idx ^ ((bi ^ bj) << i) ^ ((bi ^ bj) << j)
+                if np.array_equal(g[swapped], g):
+                    c.append(i)
+                    break
+            else:
+                classes.append([i])
+        stab = 1
+        for c in classes:
+            stab *= factorial(len(c))
+        total += (1 << relevant) * factorial(k) // stab
+    return total
 
 
 def max_minimal_weight(k: int) -> int:
