@@ -336,3 +336,16 @@ def test_order_is_not_strict_when_weights_are_capped(monkeypatch):
     decide_depth2(parity(3), 3, max_weight=1, time_limit=10, num_workers=1)
     decide_depth2(parity(1), 5, time_limit=10, num_workers=1)      # only 4 threshold functions
     assert seen == [True, False, False]
+
+
+def test_ip3_small_weight_least_is_five():
+    """Within |w| <= 1, IP_3 needs 5 hidden gates (issue 21): 4 are refuted (a claim within the
+    cap, complete=False) and this +-1 circuit with 5 is re-verified on all 64 points."""
+    from circuits.threshold import ThresholdCircuit
+    c, _ = decide_depth2(inner_product_mod2(3), 4, max_weight=1, time_limit=60, num_workers=1)
+    assert c.status == "infeasible" and not c.complete
+    w = ThresholdCircuit.depth2([[-1, -1, -1, -1, -1, -1], [1, 1, -1, 1, 1, -1],
+                                 [1, -1, 1, 1, -1, 1], [-1, 1, 1, -1, 1, 1], [1, 1, 1, 1, 1, 1]],
+                                [-3, 2, 2, 2, 3], [1, 1, 1, 1, 1], 3)
+    ES.verify_witness(w, inner_product_mod2(3))
+    assert w.max_abs_weight == 1
