@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--direct", action="store_true", help="allow input-to-top wires")
     p.add_argument("--no-symmetry", action="store_true",
                    help="switch symmetry breaking off (to measure what it saves)")
+    p.add_argument("--symmetry", default=None,
+                   help="comma list of symmetry breakings from complement, order, function "
+                        "(f's own group), or 'all'; default complement,order (measured fastest)")
     p.add_argument("--time-limit", type=real_in_range(0), default=60.0,
                    help="seconds per decision; default 60")
     p.add_argument("--workers", type=int_in_range(1, 64), default=2,
@@ -70,9 +73,16 @@ def main(argv=None) -> int:
     from circuits.utils.files import write_json_atomic
 
     f, name = target_table(args.function, args.n, seed=args.seed, table=args.table)
+    sym = not args.no_symmetry
+    if sym and args.symmetry is not None:
+        from circuits.analysis.exact_synthesis import SYMMETRIES
+        sym = "all" if args.symmetry == "all" else [x for x in args.symmetry.split(",") if x]
+        if sym != "all" and any(x not in SYMMETRIES for x in sym):
+            parser.error(f"--symmetry {args.symmetry!r}: expected 'all' or a comma list of "
+                         f"{', '.join(SYMMETRIES)}")
     r = least_depth2(f, lower=args.lower, max_size=max(args.max_size, args.lower),
                      max_weight=args.max_weight, direct=args.direct,
-                     symmetry=not args.no_symmetry, time_limit=args.time_limit,
+                     symmetry=sym, time_limit=args.time_limit,
                      num_workers=args.workers, progress=not args.no_progress)
     print(f"{name} (N = {r.n_inputs}): {r.summary()}")
     for c in r.claims:
