@@ -349,3 +349,83 @@ def test_ip3_small_weight_least_is_five():
                                 [-3, 2, 2, 2, 3], [1, 1, 1, 1, 1], 3)
     ES.verify_witness(w, inner_product_mod2(3))
     assert w.max_abs_weight == 1
+
+
+# ----------------------------------------------------------------------------- depth 3
+def _threshold_tables(k):
+    """Every threshold function of k inputs as a table over the 2^k patterns (bit i of the
+    pattern index = input i), by enumerating small weights (complete for k <= 2)."""
+    import itertools
+
+    pts = np.array([[(p >> i) & 1 for i in range(k)] for p in range(1 << k)])
+    out = set()
+    for w in itertools.product(range(-2, 3), repeat=k):
+        for t in range(-2 * k - 1, 2 * k + 2):
+            out.add(tuple(int(v) for v in (pts @ np.array(w, dtype=int) >= t)))
+    return sorted(out)
+
+
+def _depth3_reachable(n, s1, s2):
+    """Naive twin of decide_depth3 for tiny N: the set of tables THR o THR o THR computes."""
+    import itertools
+
+    cube = np.array([[(k >> i) & 1 for i in range(n)] for k in range(1 << n)])
+    f1 = [np.array(g)[cube @ (1 << np.arange(n))] for g in _threshold_tables(n)]
+    g1, g2 = _threshold_tables(s1), _threshold_tables(s2)
+    reach = set()
+    for layer1 in itertools.product(f1, repeat=s1):
+        idx1 = sum(col << i for i, col in enumerate(layer1))
+        cols2 = {tuple(np.array(g)[idx1]) for g in g1}
+        for layer2 in itertools.product(sorted(cols2), repeat=s2):
+            idx2 = sum(np.array(col) << i for i, col in enumerate(layer2))
+            for g in g2:
+                reach.add(tuple(int(v) for v in np.array(g)[idx2]))
+    return reach
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (2, 1), (1, 2), (2, 2)])
+def test_depth3_matches_its_naive_twin_on_every_function_of_two_inputs(sizes):
+    reach = _depth3_reachable(2, *sizes)
+    for code in range(16):
+        table = np.array([(code >> k) & 1 for k in range(4)], dtype=np.uint8)
+        claim, circ = ES.decide_depth3(table, sizes, num_workers=1, time_limit=20)
+        assert claim.status == ("feasible" if tuple(table) in reach else "infeasible"), code
+        assert claim.complete and claim.size == sum(sizes)
+        if circ is not None:
+            assert len(circ.layers) == 3
+            assert np.array_equal(truth_table(circ), table)
+
+
+@pytest.mark.parametrize("f, s", [(parity(3), 2), (parity(3), 3), (inner_product_mod2(2), 1),
+                                  (inner_product_mod2(2), 2), (majority(3), 1)])
+def test_depth3_with_one_second_layer_gate_is_depth2(f, s):
+    """(s, 1): the top gate of one gate is that gate or its complement, so the answer is
+    depth 2's with s gates (the class is closed under complement)."""
+    d2 = decide_depth2(f, s, num_workers=1, time_limit=30)[0].status
+    d3 = ES.decide_depth3(f, (s, 1), num_workers=1, time_limit=30)[0].status
+    assert d2 == d3 != "unknown"
+
+
+def test_depth3_parity3_needs_three_first_layer_gates():
+    """No two threshold gates split the 3-cube into parity-constant classes (checked by brute
+    force over all 104² pairs when written), so (2, s2) is infeasible for every s2; (3, 1) works."""
+    for s2 in (1, 2, 3):
+        assert ES.decide_depth3(parity(3), (2, s2), num_workers=1)[0].status == "infeasible"
+    claim, circ = ES.decide_depth3(parity(3), (3, 1), num_workers=1)
+    assert claim.status == "feasible" and np.array_equal(truth_table(circ), parity(3))
+
+
+def test_depth3_planted_wrong_witness_caught_and_bad_sizes(monkeypatch):
+    real = ES.ThresholdCircuit
+
+    def shifted(layers):
+        top = layers[-1]
+        return real(tuple(layers[:-1]) + (ES.ThresholdLayer(top.weights, top.thresholds + 1),))
+    monkeypatch.setattr(ES, "ThresholdCircuit", shifted)
+    with pytest.raises(DepthsepError, match="rejected"):
+        ES.decide_depth3(parity(2), (2, 1), num_workers=1)
+    monkeypatch.undo()
+    with pytest.raises(InvalidArgumentError, match="sizes"):
+        ES.decide_depth3(parity(2), 3)
+    with pytest.raises(InvalidArgumentError, match="sizes"):
+        ES.decide_depth3(parity(2), (0, 1))

@@ -45,7 +45,7 @@ from circuits.analysis.threshold_functions import (Summability, ThresholdTest, c
 from circuits.analysis.threshold_search import (Depth2Size, all_threshold_functions,
                                                 count_threshold_functions, min_depth2_size)
 from circuits.analysis.exact_synthesis import (LeastDepth2, SizeClaim, decide_depth2,
-                                               least_depth2, weight_bound)
+                                               decide_depth3, least_depth2, weight_bound)
 
 __all__ = [
     # spectral
@@ -64,5 +64,5 @@ __all__ = [
     "chow_parameters", "threshold_gate", "all_threshold_functions", "count_threshold_functions",
     "min_depth2_size",
     # exact synthesis (OR-Tools CP-SAT)
-    "LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "weight_bound",
+    "LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "decide_depth3", "weight_bound",
 ]
