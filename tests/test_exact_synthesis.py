@@ -429,3 +429,19 @@ def test_depth3_planted_wrong_witness_caught_and_bad_sizes(monkeypatch):
         ES.decide_depth3(parity(2), 3)
     with pytest.raises(InvalidArgumentError, match="sizes"):
         ES.decide_depth3(parity(2), (0, 1))
+
+
+def test_cli_least_circuit_depth3(tmp_path, capsys):
+    import json
+    from experiments import cli
+    rc = cli.main(["--json", "least-circuit", "--function", "ip", "--n", "2", "--depth3", "2,1",
+                   "--workers", "1", "--out", str(tmp_path)])
+    rec = json.loads(capsys.readouterr().out)["files"]["least_circuit.json"]
+    assert rc == 0 and rec["depth"] == 3 and rec["claim"]["status"] == "feasible"
+    assert len(rec["witness"]) == 3
+    rc = cli.main(["--json", "least-circuit", "--function", "parity", "--n", "3", "--depth3",
+                   "2,2", "--workers", "1", "--out", str(tmp_path)])
+    rec = json.loads(capsys.readouterr().out)["files"]["least_circuit.json"]
+    assert rc == 0 and rec["claim"]["status"] == "infeasible" and "witness" not in rec
+    assert cli.main(["least-circuit", "--depth3", "2", "--out", str(tmp_path)]) == 2
+    assert "--depth3 '2'" in capsys.readouterr().err
