@@ -366,7 +366,7 @@ def _load_function_file(path: str):
 
         raw = read_regular_file(p, error=InvalidCircuitError, max_bytes=MAX_FILE_BYTES)
         table, size = json_table_shape(raw), len(raw)
-        del raw                            # the loaders read the file themselves
+        del raw  # the loaders read the file themselves
         if not table:
             if size > 1 << 20:
                 return "circuit", load_circuit(p)
