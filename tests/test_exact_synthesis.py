@@ -445,3 +445,25 @@ def test_cli_least_circuit_depth3(tmp_path, capsys):
     assert rc == 0 and rec["claim"]["status"] == "infeasible" and "witness" not in rec
     assert cli.main(["least-circuit", "--depth3", "2", "--out", str(tmp_path)]) == 2
     assert "--depth3 '2'" in capsys.readouterr().err
+
+
+def test_n_classes_reproduce_a002079_and_a_brute_force_count():
+    """OEIS A002079 (N-classes of threshold functions of exactly k inputs; the issue's 96, 2690,
+    226360 for k = 4..6), and for k <= 4 a twin: positive threshold functions with every input
+    relevant, counted from all weight vectors in [-3, 3] (complete: |w| <= 3 for k <= 4)."""
+    import itertools
+
+    assert [ES.count_threshold_n_classes(k) for k in range(7)] == [2, 1, 2, 9, 96, 2690, 226360]
+    for k in range(1, 5):
+        pts = np.array([[(p >> i) & 1 for i in range(k)] for p in range(1 << k)])
+        idx = np.arange(1 << k)
+        found = set()
+        for w in itertools.product(range(-3, 4), repeat=k):
+            v = pts @ np.array(w)
+            for t in range(-3 * k, 3 * k + 2):
+                g = (v >= t).astype(np.uint8)
+                up = all(np.all(g[idx | (1 << i)] >= g[idx & ~(1 << i)]) for i in range(k))
+                rel = all(not np.array_equal(g, g[idx ^ (1 << i)]) for i in range(k))
+                if up and rel:
+                    found.add(g.tobytes())
+        assert len(found) == ES.count_threshold_n_classes(k), k

@@ -74,6 +74,7 @@ __all__ = ["LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "decide_
            "weight_bound",
            "max_sliced_edges", "sliced_edges", "PATERSON_PLANES", "function_symmetries",
            "threshold_class_representatives", "count_threshold_functions_by_class",
+           "count_threshold_n_classes",
            "max_minimal_weight", "MAX_TOTAL_WEIGHT",
            "NP_CLASSES", "SOLVER_NAME"]
 
@@ -184,9 +185,21 @@ def count_threshold_functions_by_class(k: int) -> int:
     """
     from math import factorial
 
-    k = check_n_bits(k, name="k", maximum=len(NP_CLASSES) - 1)
-    idx = np.arange(1 << k)
     total = 0
+    for relevant, stab in _class_orbits(k):
+        total += (1 << relevant) * factorial(k) // stab
+    return total
+
+
+def _class_orbits(k: int):
+    """(r, prod |C|!) per NP class representative of :func:`threshold_class_representatives`:
+    its number of relevant inputs and the order of its input-permutation stabiliser (classes
+    C of mutually symmetric inputs, the irrelevant inputs forming one class)."""
+    k = check_n_bits(k, name="k", maximum=len(NP_CLASSES) - 1)
+    from math import factorial
+
+    idx = np.arange(1 << k)
+    out = []
     for g in threshold_class_representatives(k):
         relevant = sum(1 for i in range(k) if not np.array_equal(g, g[idx ^ (1 << i)]))
         classes: "list[list[int]]" = []
@@ -203,8 +216,38 @@ def count_threshold_functions_by_class(k: int) -> int:
         stab = 1
         for c in classes:
             stab *= factorial(len(c))
-        total += (1 << relevant) * factorial(k) // stab
-    return total
+        out.append((relevant, stab))
+    return out
+
+
+def count_threshold_n_classes(k: int) -> int:
+    """Number of N-classes (equivalence under negating inputs) of threshold functions of
+    **exactly** k relevant inputs (OEIS A002079: 2, 1, 2, 9, 96, 2690, 226360 for k = 0..6).
+
+    Every threshold function is N-equivalent to exactly one positive one (negate the inputs it
+    decreases in), so the N-classes are the positive threshold functions; those of one NP class
+    with regular positive representative g are its k!/prod |C|! input permutations (the same
+    stabiliser as in :func:`count_threshold_functions_by_class`).  The sum runs over the
+    representatives with all k inputs relevant.
+
+    Parameters
+    ----------
+    k : int
+        Number of inputs, 0 <= k <= 6.
+
+    Returns
+    -------
+    int
+        The count of classes of functions of exactly k relevant inputs.
+
+    Examples
+    --------
+    >>> [count_threshold_n_classes(k) for k in range(6)]
+    [2, 1, 2, 9, 96, 2690]
+    """
+    from math import factorial
+
+    return sum(factorial(k) // stab for relevant, stab in _class_orbits(k) if relevant == k)
 
 
 def max_minimal_weight(k: int) -> int:
