@@ -27,7 +27,7 @@ FORMAT = "depthsep.ip_demo"
 VERSION = 1
 #: Largest n: N = 2n inputs must index the cube with int64 (N <= 62).
 N_MAX = 31
-#: ip_depth2(n) has 2^n hidden gates; beyond this it does not fit a laptop.
+#: ip_depth2(n) has n·2^(n-1) hidden gates; beyond this it does not fit a laptop.
 DEPTH2_N_MAX = 14
 
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n-max", type=int_in_range(1, N_MAX, what="bits per party, N = 2n <= 62"),
                    default=8, help="largest n (bits per party), 1..31; default 8")
-    p.add_argument("--depth2-n-max", type=int_in_range(0, DEPTH2_N_MAX, what="2^n hidden gates"),
+    p.add_argument("--depth2-n-max", type=int_in_range(0, DEPTH2_N_MAX, what="n·2^(n-1) hidden gates"),
                    default=6, help=f"largest n for the exponential depth-2 circuit, 0..{DEPTH2_N_MAX} "
                                    f"(0: none); default 6")
     p.add_argument("--max-seconds", type=real_in_range(0), default=600.0,

@@ -5,7 +5,7 @@ threshold function), the exact least number of hidden gates of a layered THR o T
 (:func:`circuits.analysis.least_depth2`, CP-SAT, proved or an honest interval), next to
 
 * the constructions: the depth-3 IP circuit (2n hidden gates, :func:`circuits.ip_depth3`), the
-  depth-2 one (2^n hidden gates, :func:`circuits.ip_depth2`), Amano's O(1.682^n) (growth only,
+  depth-2 one (n·2^(n−1) hidden gates, :func:`circuits.ip_depth2`), Amano's O(1.682^n) (growth only,
   constants unpublished here), N gates for parity;
 * every lower bound of :mod:`circuits.analysis.bounds` that applies at this size: HMPST
   (MAJ o MAJ with the witness's weights), GHR/Nisan (MAJ o THR), Forster (THR o MAJ, the
@@ -79,7 +79,10 @@ def _bounds(function: str, n: int, N: int, f, circuit) -> list:
 
 def _construction(function: str, n: int, N: int):
     if function == "ip":
-        return {"depth-3 (2n)": 2 * n, "depth-2 ip_depth2 (2^n)": 2 ** n,
+        from circuits import ip_depth2
+
+        hidden = int(ip_depth2(n).layers[0].weights.shape[0])    # n·2^(n-1), read off the circuit
+        return {"depth-3 (2n)": 2 * n, "depth-2 ip_depth2 (n·2^(n-1))": hidden,
                 "Amano O(1.682^n)": f"~{1.682 ** n:.1f} (growth)"}
     if function == "parity":
         return {"N gates (classic)": N}
