@@ -67,9 +67,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _save(record: dict, out: Path, status: int) -> int:
+    """Write least_circuit.json atomically; the exit status (EXIT_NOT_SAVED if it failed)."""
+    from circuits.utils.files import write_json_atomic
+
+    path = out / "least_circuit.json"
+    if save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
+                      where=path):
+        print(f"wrote {path}", file=sys.stderr)
+        return status
+    return status or EXIT_NOT_SAVED
+
+
 def _depth3(parser, args, f, name, out) -> int:
     from circuits.analysis.exact_synthesis import decide_depth3
-    from circuits.utils.files import write_json_atomic
 
     try:
         sizes = tuple(int(x) for x in args.depth3.split(","))
@@ -91,14 +102,7 @@ def _depth3(parser, args, f, name, out) -> int:
                   for layer in circ.layers]
         record["witness"] = layers
         print(f"  witness (re-verified on all {f.size} points): {layers}")
-    path = out / "least_circuit.json"
-    status = 0 if claim.status != "unknown" else EXIT_FAILED
-    if save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
-                      where=path):
-        print(f"wrote {path}", file=sys.stderr)
-    else:
-        status = status or EXIT_NOT_SAVED
-    return status
+    return _save(record, out, 0 if claim.status != "unknown" else EXIT_FAILED)
 
 
 def main(argv=None) -> int:
@@ -107,7 +111,6 @@ def main(argv=None) -> int:
     out = check_output_dir(parser, args.out)
     from circuits.analysis import least_depth2
     from circuits.analysis.exact_synthesis import target_table
-    from circuits.utils.files import write_json_atomic
 
     f, name = target_table(args.function, args.n, seed=args.seed, table=args.table)
     if args.depth3 is not None:
@@ -136,14 +139,7 @@ def main(argv=None) -> int:
               f"T = {d['top_threshold']}")
     record = {"format": FORMAT, "version": VERSION, "function": name,
               "table": [int(v) for v in f], **r.as_dict()}
-    path = out / "least_circuit.json"
-    status = 0 if r.circuit is not None else EXIT_FAILED
-    if save_or_report(lambda: write_json_atomic(path, record), what="the JSON record",
-                      where=path):
-        print(f"wrote {path}", file=sys.stderr)
-    else:
-        status = status or EXIT_NOT_SAVED
-    return status
+    return _save(record, out, 0 if r.circuit is not None else EXIT_FAILED)
 
 
 if __name__ == "__main__":

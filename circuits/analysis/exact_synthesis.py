@@ -559,6 +559,30 @@ def verify_witness(circuit: ThresholdCircuit, table: np.ndarray) -> None:
                             f"the solver's answer is wrong and was rejected")
 
 
+def _check_solver_args(time_limit, num_workers) -> None:
+    if num_workers < 1 or num_workers > 64:
+        raise InvalidArgumentError(f"num_workers must be in 1..64, got {num_workers}")
+    if not time_limit > 0:
+        raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
+
+
+def _run(model, time_limit, num_workers, seed, _solve=None):
+    """(solver, "feasible" / "infeasible" / "unknown", wall seconds) of one CP-SAT solve."""
+    cp_model, _ = _cp_model()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = int(num_workers)
+    solver.parameters.random_seed = int(seed)
+    t0 = time.perf_counter()
+    st = _solve(solver, model) if _solve is not None else solver.Solve(model)
+    wall = time.perf_counter() - t0
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return solver, "feasible", wall
+    if st == cp_model.INFEASIBLE:
+        return solver, "infeasible", wall
+    return solver, "unknown", wall
+
+
 def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
                   direct: bool = False, symmetry=True, time_limit: float = 60.0,
                   num_workers: int = 2, seed: int = 0,
@@ -594,10 +618,7 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
     """
     t, n = _table(truth_table, max_bits=MAX_SYNTH_BITS, what="least_depth2")
     s = check_n_bits(size, name="size", minimum=1, maximum=64)
-    if num_workers < 1 or num_workers > 64:
-        raise InvalidArgumentError(f"num_workers must be in 1..64, got {num_workers}")
-    if not time_limit > 0:
-        raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
+    _check_solver_args(time_limit, num_workers)
     sym = _check_symmetry(symmetry)
     fan_top = s + (n if direct else 0)
     bh, _ = weight_bound(max(n, 1))
@@ -609,24 +630,12 @@ def decide_depth2(truth_table, size: int, *, max_weight: "int | None" = None,
             raise InvalidArgumentError(f"max_weight must be a positive integer, got {max_weight}")
         complete = complete and mw >= bh and mw >= bt
         bh, bt = min(bh, mw), min(bt, mw)
-    cp_model, version = _cp_model()
+    _, version = _cp_model()
     # strict order merges equal gates: sound only if the merged (s - 1)-gate top gate stays
     # within the bounds (complete bounds) and s distinct threshold functions exist
     strict = complete and (n >= len(_N_THRESHOLD_FUNCTIONS) or s <= _N_THRESHOLD_FUNCTIONS[n])
     model, vars_ = _build(t, n, s, bh, bt, direct, sym, strict)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(num_workers)
-    solver.parameters.random_seed = int(seed)
-    t0 = time.perf_counter()
-    st = _solve(solver, model) if _solve is not None else solver.Solve(model)
-    wall = time.perf_counter() - t0
-    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        status = "feasible"
-    elif st == cp_model.INFEASIBLE:
-        status = "infeasible"
-    else:
-        status = "unknown"
+    solver, status, wall = _run(model, time_limit, num_workers, seed, _solve)
     claim = SizeClaim(s, status, SOLVER_NAME, version, round(wall, 4), bh, bt, complete)
     circ = None
     if status == "feasible":
@@ -703,10 +712,7 @@ def decide_depth3(truth_table, sizes, *, max_weight: "int | None" = None, symmet
                                    f"{sizes!r}") from None
     s1 = check_n_bits(s1, name="sizes[0]", minimum=1, maximum=len(MAX_TOTAL_WEIGHT) - 1)
     s2 = check_n_bits(s2, name="sizes[1]", minimum=1, maximum=len(MAX_TOTAL_WEIGHT) - 1)
-    if num_workers < 1 or num_workers > 64:
-        raise InvalidArgumentError(f"num_workers must be in 1..64, got {num_workers}")
-    if not time_limit > 0:
-        raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
+    _check_solver_args(time_limit, num_workers)
     b1, _ = weight_bound(max(n, 1))
     b2, _ = weight_bound(s1)
     b3, _ = weight_bound(s2)
@@ -743,19 +749,7 @@ def decide_depth3(truth_table, sizes, *, max_weight: "int | None" = None, symmet
         for layer in (H1, H2):
             for j in range(len(layer) - 1):
                 _lex_geq(m, layer[j], layer[j + 1])
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(num_workers)
-    solver.parameters.random_seed = int(seed)
-    t0 = time.perf_counter()
-    st = _solve(solver, m) if _solve is not None else solver.Solve(m)
-    wall = time.perf_counter() - t0
-    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        status = "feasible"
-    elif st == cp_model.INFEASIBLE:
-        status = "infeasible"
-    else:
-        status = "unknown"
+    solver, status, wall = _run(m, time_limit, num_workers, seed, _solve)
     claim = SizeClaim(s1 + s2, status, SOLVER_NAME, version, round(wall, 4), b1, max(b2, b3),
                       complete)
     circ = None
