@@ -87,22 +87,10 @@ def grid_loss_and_gradient(net, XA, XB, Y, penalty: float, dev, *, max_terms=Non
         q = (Z > 0).to(torch.float64) * (g[:, :, None] * u)
         dalpha[r0:r1] = q.sum(dim=1)
         dbeta += q.sum(dim=0)
-    dWA = dalpha.T @ xa
-    dWB = dbeta.T @ xb
-    db = dbeta.sum(dim=0)
-    mse = float(sse) / count
-    loss = mse
-    grads = [dWA, dWB, db, du]
-    if penalty:
-        norms = torch.sqrt((WA ** 2).sum(dim=1) + (WB ** 2).sum(dim=1))
-        radii = b.abs() + norms
-        loss += penalty * float((u.abs() * radii).sum())
-        su = u.abs() * penalty
-        safe = torch.where(norms > 0, norms, torch.ones_like(norms))
-        grads = [dWA + (su / safe)[:, None] * WA, dWB + (su / safe)[:, None] * WB,
-                 db + su * torch.sign(b), du + penalty * torch.sign(u) * radii]
-    out = [x.cpu().numpy() for x in grads]
-    return loss, mse, out + [np.array(float(gsum))]
+    from networks.separation.sampled import _with_penalty
+
+    grads = [x.cpu().numpy() for x in (dalpha.T @ xa, dbeta.T @ xb, dbeta.sum(dim=0), du)]
+    return _with_penalty(net, penalty, float(sse) / count, grads + [np.array(float(gsum))])
 
 
 def forward(net, XA, XB, dev) -> np.ndarray:

@@ -198,21 +198,23 @@ def grid_loss_and_gradient(net: SampledNet, XA: np.ndarray, XB: np.ndarray, Y: n
         q = (Z > 0) * (g[:, :, None] * net.u)          # dL/dZ
         dalpha = q.sum(axis=1)
         dbeta = q.sum(axis=0)
-    dWA = dalpha.T @ XA
-    dWB = dbeta.T @ XB
-    db = dbeta.sum(axis=0)
-    loss = mse
-    if penalty:
-        norms = np.sqrt(np.sum(net.WA ** 2, axis=1) + np.sum(net.WB ** 2, axis=1))
-        radii = np.abs(net.b) + norms
-        loss += penalty * float(np.sum(np.abs(net.u) * radii))
-        su = np.abs(net.u) * penalty
-        safe = np.where(norms > 0, norms, 1.0)
-        dWA = dWA + (su / safe)[:, None] * net.WA
-        dWB = dWB + (su / safe)[:, None] * net.WB
-        db = db + su * np.sign(net.b)
-        du = du + penalty * np.sign(net.u) * radii
-    return loss, mse, [dWA, dWB, db, du, np.array(du0)]
+    return _with_penalty(net, penalty, mse,
+                         [dalpha.T @ XA, dbeta.T @ XB, dbeta.sum(axis=0), du, np.array(du0)])
+
+
+def _with_penalty(net: SampledNet, penalty: float, mse: float, grads: list):
+    """(loss, mse, grads) with ``penalty``·P and its (sub)gradient added to the MSE's; shared
+    by the CPU step and the torch step (:mod:`networks.separation._torch_sampled`)."""
+    if not penalty:
+        return mse, mse, grads
+    dWA, dWB, db, du, du0 = grads
+    norms = np.sqrt(np.sum(net.WA ** 2, axis=1) + np.sum(net.WB ** 2, axis=1))
+    radii = np.abs(net.b) + norms
+    loss = mse + penalty * float(np.sum(np.abs(net.u) * radii))
+    su = np.abs(net.u) * penalty
+    safe = np.where(norms > 0, norms, 1.0)
+    return loss, mse, [dWA + (su / safe)[:, None] * net.WA, dWB + (su / safe)[:, None] * net.WB,
+                       db + su * np.sign(net.b), du + penalty * np.sign(net.u) * radii, du0]
 
 
 @dataclass
