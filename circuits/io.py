@@ -401,7 +401,7 @@ def load_truth_table(path, *, max_bytes: int = MAX_FILE_BYTES):
                 raise ValueError(f"a text truth table holds only the characters 0 and 1 (whitespace "
                                  f"and commas are ignored), found {bad!r}")
             values = np.frombuffer("".join(chars).encode("ascii"), dtype=np.uint8) - ord("0")
-        return as_truth_table(values, name=f"{path.name}")
+        return as_truth_table(values, name=str(path))
     except InvalidCircuitError:
         raise
     except (ValueError, UnicodeDecodeError, EOFError, TypeError, OverflowError,

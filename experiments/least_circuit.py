@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int_in_range(1, 8, what="inputs (N = 2n <= 8 for ip)"), default=2,
                    help="bits per party for ip, inputs N otherwise; default 2")
     p.add_argument("--table", type=Path, default=None,
-                   help="truth-table file (.npy or text of 0/1, length 2^N) for --function table")
+                   help="truth-table file for --function table: .npy, .json list or text of 0/1 "
+                        "(0110 or 0 1 1 0), length 2^N in cube order")
     p.add_argument("--seed", type=int, default=0, help="seed of the random functions; default 0")
     p.add_argument("--lower", type=int_in_range(1, 64), default=1,
                    help="proved lower bound to start from; default 1")

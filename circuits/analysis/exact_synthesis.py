@@ -900,8 +900,8 @@ def _cross_check(t: np.ndarray, n: int, s: int, budget) -> bool:
 
 def target_table(function: str, n: int, *, seed: int = 0, table=None):
     """Truth table and name of a named target (``depthsep least-circuit`` / ``separation-table``):
-    ip (N = 2n), parity, majority, random, random-threshold (N = n), or table (a .npy or text
-    file of 0/1)."""
+    ip (N = 2n), parity, majority, random, random-threshold (N = n), or table (a file read by
+    :func:`circuits.io.load_truth_table`: .npy, .json or text of 0/1)."""
     import numpy as np
 
     from circuits.functions import inner_product_mod2, majority, parity
@@ -924,9 +924,11 @@ def target_table(function: str, n: int, *, seed: int = 0, table=None):
     if table is None:
         raise InvalidArgumentError("--function table needs --table FILE (a .npy or text file "
                                    "of 0/1 values, length 2^N)")
+    from circuits.io import load_truth_table
+
+    # the one truth-table reader: regular files only, size-capped, 0/1 checked before any cast
     path = Path(table)
-    arr = np.load(path, allow_pickle=False) if path.suffix == ".npy" else np.loadtxt(path)
-    return np.asarray(arr).ravel().astype(np.uint8), path.name
+    return load_truth_table(path), path.name
 
 
 # --------------------------------------------------------------------------- hypercube slicing
