@@ -83,7 +83,7 @@ def block_call(mod, wid):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rev", default="0710a9b", help="git revision of the baseline kernel")
     p.add_argument("--workload", default="W1,W2,W3")

@@ -38,7 +38,7 @@ def python_int_bound(circuit) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--gates", type=int, default=200_000, help="hidden gates; default 200000")
     p.add_argument("--inputs", type=int, default=16, help="circuit inputs N; default 16")
     p.add_argument("--repeats", type=int, default=5, help="interleaved repeats (>= 3); default 5")

@@ -380,7 +380,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workload", default="W1,W2,W3,W5,W6,compile,demo",
                    help="comma-separated subset of W1,W2,W3,W5,W6,compile,demo")
     p.add_argument("--repeats", type=int, default=3, help="repeats per timing (>= 3)")

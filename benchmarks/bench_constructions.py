@@ -71,7 +71,7 @@ def bench_tail(d: int, repeats: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", default=str(HERE / "results_constructions.json"))

@@ -41,7 +41,7 @@ from circuits.utils.parallel import _default_chunk_size, usable_cpus  # noqa: E4
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="input bits N (default 30)")
     ap.add_argument("--width", type=int, default=64, help="hidden gates w (default 64)")
     ap.add_argument("--seed", type=int, default=0)

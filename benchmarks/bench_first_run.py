@@ -129,7 +129,7 @@ def render(res) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--baseline", help="a checkout of the commit before this work")
     p.add_argument("--repeats", type=int, default=3)

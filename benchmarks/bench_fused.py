@@ -188,7 +188,7 @@ def render(res) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workload", default="W1,W2,W3,IP16,IP18")
     p.add_argument("--repeats", type=int, default=7, help="repeats per timing (>= 3)")

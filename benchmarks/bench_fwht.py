@@ -152,7 +152,7 @@ def _fmt_row(r: dict, baseline: str) -> list:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--sizes", type=int, nargs="+", default=[24, 26])
     ap.add_argument("--no-numpy", action="store_true", help="skip the slow numpy butterfly")

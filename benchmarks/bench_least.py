@@ -87,7 +87,7 @@ def _decide(f, s, *, plain, cap, symmetry=True):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cap", type=float, default=90.0, help="seconds cap of every solver call")

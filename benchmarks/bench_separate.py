@@ -54,7 +54,7 @@ def _case(n, widths, precision, epochs):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", default="8,10,12")
     p.add_argument("--epochs", type=int, default=3)

@@ -54,7 +54,7 @@ def textbook_epoch(params, act, X, y, state, lr=0.01, b1=0.9, b2=0.999, eps=1e-8
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=6, help="bits per party (4^n points); default 6")
     ap.add_argument("--width", type=int, default=1024, help="hidden width; default 1024")
     ap.add_argument("--repeats", type=int, default=3, help="repeats per figure (>= 3); default 3")

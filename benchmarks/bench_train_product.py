@@ -106,7 +106,7 @@ def baseline_tree(commit: str, where: "Path | None") -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--baseline", default="ef82995", help="commit of the baseline trainer")
     ap.add_argument("--baseline-root", type=Path, default=None,

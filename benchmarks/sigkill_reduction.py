@@ -43,7 +43,7 @@ def _state(out: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--kills", type=int, default=10)
     ap.add_argument("--out", type=Path, default=Path("/tmp/x"))
     ap.add_argument("--seed", type=int, default=14)

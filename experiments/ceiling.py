@@ -57,7 +57,7 @@ LARGE_N = 8           # n above this needs --allow-large (4^n·w work per epoch)
 def build_parser() -> argparse.ArgumentParser:
     from networks.activations import activation_names
 
-    p = argparse.ArgumentParser(prog="depthsep ceiling", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep ceiling", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default=",".join(map(str, DEFAULT_N)),
                    help=f"comma-separated n (bits per party), default {','.join(map(str, DEFAULT_N))} "

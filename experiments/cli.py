@@ -316,7 +316,9 @@ def _call_main(entry, argv: list) -> int:
 def _file_parser(command: str):
     import argparse
 
-    p = argparse.ArgumentParser(prog=f"depthsep {command}", description=FILE_COMMANDS[command])
+    p = argparse.ArgumentParser(
+        allow_abbrev=False, prog=f"depthsep {command}", description=FILE_COMMANDS[command]
+    )
     p.add_argument(
         "file",
         help="a circuit JSON file (circuits.save_circuit)"

@@ -32,7 +32,7 @@ DEPTH2_N_MAX = 14
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep ip-demo", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep ip-demo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n-max", type=int_in_range(1, N_MAX, what="bits per party, N = 2n <= 62"),
                    default=8, help="largest n (bits per party), 1..31; default 8")

@@ -31,7 +31,7 @@ FUNCTIONS = ("ip", "parity", "majority", "random", "random-threshold", "table")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep least-circuit", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep least-circuit", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--function", choices=FUNCTIONS, default="ip",
                    help="target: ip (N = 2n), parity / majority / random / random-threshold "

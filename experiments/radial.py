@@ -53,7 +53,7 @@ def _list(text, name, p, conv):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="depthsep radial", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep radial", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", default="2,3,4,8,16,32",
                    help="dimensions d for hat and cos; default 2,3,4,8,16,32")

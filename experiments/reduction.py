@@ -75,7 +75,7 @@ def _parse_list(text: str, name: str) -> list[int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep reduce", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep reduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     a = p.add_argument
     a("--n", type=int_in_range(2, MAX_N, what="bits per party"), default=DEFAULTS["n"],

@@ -49,7 +49,7 @@ MAX_N = 62           # messages are int64 (train_sampled's bound)
 def build_parser():
     from circuits.utils.cli import int_in_range, positive_int
 
-    p = argparse.ArgumentParser(prog="depthsep separate-sampled", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separate-sampled", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", default="18,20", help="n values, e.g. 18,20 or 14..24 (step 2); "
                    "default 18,20")
@@ -82,6 +82,9 @@ def build_parser():
                    help="torch device for the grid steps and the estimator's forward (e.g. "
                         "cuda); needs the torch extra; default: the CPU kernels.  Pairs, "
                         "labels, Adam and the intervals stay on the host (same numbers)")
+    p.add_argument("--fresh", action="store_true",
+                   help="move an existing sampled.json aside (never deleted) and start over; "
+                        "needed to rerun in the same --out with other settings")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
@@ -122,9 +125,6 @@ def _migrate(rows: dict, seed: int) -> dict:
 
 
 def run(args) -> dict:
-    from threadpoolctl import threadpool_limits
-
-    from circuits.utils.files import read_json, write_bytes_atomic, write_json_atomic
     from networks.separation import sampled as S
 
     p = build_parser()
@@ -137,11 +137,20 @@ def run(args) -> dict:
                 "delta": args.delta, "seed": args.seed, "tries": args.tries}
     doc = {"format": FORMAT, "version": VERSION, "settings": settings, "rows": {}, "depth3": {},
            "crossing_n_star": S.depth3_crossing(), "python": platform.python_version()}
-    if path.exists():
-        old = read_json(path)
-        if old.get("settings") == settings:
-            doc["rows"], doc["depth3"] = _migrate(old.get("rows", {}), args.seed), old.get("depth3", {})
-            print(f"resuming: {len(doc['rows'])} finished cells in {path}")
+    from circuits.utils.resume import lock_output_dir
+
+    with lock_output_dir(out):
+        return _run_locked(args, S, doc, path, out, settings, ns, targets, rules, lams, seeds)
+
+
+def _run_locked(args, S, doc, path, out, settings, ns, targets, rules, lams, seeds) -> dict:
+    from threadpoolctl import threadpool_limits
+
+    from circuits.utils.files import write_bytes_atomic
+    from experiments._resume_sampled import read_sampled, write_sampled
+
+    read_sampled(path, doc, settings, seed=args.seed, fresh=args.fresh, key=_cell_key,
+                 migrate=_migrate)
     doc["blas_threads"] = args.blas_threads
     progress = not args.no_progress
     interrupted = False
@@ -150,18 +159,20 @@ def run(args) -> dict:
             _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress)
     except KeyboardInterrupt:
         interrupted = True
-        print("interrupted: finished cells are kept in", path, file=sys.stderr)
+        print("interrupted: finished cells are kept in", path, "(no figure; a second Ctrl-C "
+              "exits at once)", file=sys.stderr, flush=True)
     doc.update(summarize(doc))
     doc["interrupted"] = interrupted
-    write_json_atomic(path, doc)
+    write_sampled(path, doc)
     write_bytes_atomic(out / "sampled_table.md", table_markdown(doc).encode())
-    _plot(doc, out / "sampled.png")
+    if not interrupted:
+        _plot(doc, out / "sampled.png")
     return doc
 
 
 def _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress):
     """Every missing cell, in order; ``doc`` written after each."""
-    from circuits.utils.files import write_json_atomic
+    from experiments._resume_sampled import write_sampled
     from embeddings import CodeEmbedding
     from networks.constructions import ip_depth3_relu
     from networks.separation.separate import width_of
@@ -178,7 +189,7 @@ def _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress):
                         doc["rows"][key] = _cell(S, doc, n, code, target, rule,
                                                  width_of(rule, n), lam, seed, args, progress,
                                                  ip_depth3_relu)
-                        write_json_atomic(path, doc)
+                        write_sampled(path, doc)
 
 
 def _cell(S, doc, n, code, target, rule, w, lam, seed, args, progress, ip_depth3_relu) -> dict:
@@ -400,8 +411,11 @@ def _plot(doc, png):
 
 
 def main(argv=None) -> int:
+    from circuits.utils.interrupts import second_interrupt_exits
+
     args = build_parser().parse_args(argv)
-    doc = run(args)
+    with second_interrupt_exits():
+        doc = run(args)
     first = doc["first_certified_n"]
     if doc["table"]:
         print(table_markdown(doc))

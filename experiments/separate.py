@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -48,7 +49,7 @@ MAX_N = 12
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep separate", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default=None,
                    help=f"n (bits per party): a list 4,6,8 or a range 4..9, 1..{MAX_N}; default "
@@ -172,8 +173,13 @@ def run(args) -> dict:
     t0 = time.perf_counter()
     out = Path(args.out)
     resume = out / "cells.jsonl"
-    if args.fresh and resume.exists():
-        resume.unlink()
+    if args.fresh and os.path.lexists(resume):
+        from circuits.utils.resume import move_aside
+
+        if resume.is_symlink() or not resume.is_file():
+            move_aside(resume, "--fresh: not a regular file")
+        else:
+            resume.unlink()
     executor = _executor(args)
     try:
         table = separation_table(args.n, targets=args.targets, widths=args.widths,
@@ -337,10 +343,19 @@ def plot(record, path) -> Path:
 
 
 def main(argv=None) -> int:
+    from circuits.utils.interrupts import second_interrupt_exits
+    from circuits.utils.resume import lock_output_dir
+
+    args = parse_args(argv)
+    # the lock is on the resolved directory (every way of naming it); Ctrl-C twice exits at once
+    with lock_output_dir(args.out), second_interrupt_exits():
+        return _main(args)
+
+
+def _main(args) -> int:
     from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
-    args = parse_args(argv)
     try:
         record = run(args)
     except KeyboardInterrupt:

@@ -34,7 +34,7 @@ CONTROLS = ("ip", "parity", "majority", "random", "random-threshold")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep separation-table", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separation-table", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n-max", type=int_in_range(1, 4, what="bits per party (N = 2n <= 8)"),
                    default=2, help="largest n of IP_n (controls use N = 2n); default 2")

@@ -93,7 +93,7 @@ def e20(ctx):
 
 def build_parser() -> argparse.ArgumentParser:
     from circuits.utils.cli import id_list, int_in_range
-    p = argparse.ArgumentParser(prog="depthsep theory-table", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep theory-table", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", type=id_list(ROWS), default=None,
                    help="comma-separated ids, e.g. E1,E5")

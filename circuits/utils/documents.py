@@ -49,14 +49,17 @@ def _short(v, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def read_regular_file(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
+def read_regular_file(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMENT_BYTES,
+                      follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
 
     The one way every loader reads a file.  The path is opened non-blocking (a FIFO cannot
     block the open) and ``fstat`` of the opened descriptor decides: anything but a regular
     file (FIFO, socket, device such as ``/dev/zero`` behind a symlink, directory) is refused
     before a byte is read; so is a file larger than ``max_bytes``; the read itself is capped at
-    ``max_bytes + 1`` (a file that grows while read cannot outrun the check).
+    ``max_bytes + 1`` (a file that grows while read cannot outrun the check).  With
+    ``follow_symlinks=False`` the last component is opened with ``O_NOFOLLOW`` and a symbolic
+    link is refused (resume files: a link planted in an output directory is never read).
 
     Raises ``error`` (message starting with the path) for every problem except a missing path,
     which raises ``FileNotFoundError``.
@@ -66,12 +69,18 @@ def read_regular_file(path, *, error=DepthsepError, max_bytes: int = MAX_DOCUMEN
     path = Path(path)
     where = f"{path}: "
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        if not follow_symlinks:
+            flags |= getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise FileNotFoundError(f"no file at {path}") from None
     except IsADirectoryError:
         raise error(f"{where}is a directory, not a file; give the path of a file") from None
     except OSError as exc:
+        if not follow_symlinks and os.path.islink(path):
+            raise error(f"{where}is a symbolic link; this file is only read when it is a "
+                        f"regular file (links are not followed)") from None
         raise error(f"{where}cannot be opened ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)

@@ -49,7 +49,6 @@ import json
 import math
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -322,34 +321,40 @@ class _CellRunner:
                 for i in range(start, stop)]
 
 
+def _check_row(key: str, row: dict) -> "str | None":
+    """Why the resume row ``row`` cannot be the cell ``key`` (``None``: it can).  The row must
+    name the same cell as its key and hold only the plain values a computed row holds."""
+    try:
+        kind, target, n, rule, seed = json.loads(key)[:5]
+    except (ValueError, TypeError):
+        return "the key is not a cell key"
+    if [row.get(f) for f in ("kind", "target", "n", "rule", "seed")] != [kind, target, n, rule,
+                                                                        seed]:
+        return f"the row names another cell than its key {key[:80]}"
+    for f in ("rho", "seconds"):
+        if isinstance(row.get(f), bool) or not isinstance(row.get(f), (int, float)):
+            return f"row field {f!r} must be a number"
+    widths = row.get("widths")
+    if not isinstance(widths, list) or not all(type(w) is int for w in widths):
+        return "row field 'widths' must be a list of integers"
+    for f, v in row.items():
+        if not (v is None or isinstance(v, (bool, int, float, str)) or f == "widths"):
+            return f"row field {f!r} holds a {type(v).__name__}, not a number or text"
+    return None
+
+
 def _load_resume(path) -> dict:
-    done = {}
-    if path is None or not Path(path).exists():
-        return done
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:            # a line cut by a kill: recomputed
-                continue
-            if isinstance(rec, dict) and "key" in rec and "row" in rec:
-                done[rec["key"]] = rec["row"]
-    return done
+    """Finished cells of the resume file (:func:`circuits.utils.resume.load_jsonl`: regular
+    file, size cap, every row checked against its key and checksum; a bad file moved aside)."""
+    from circuits.utils.resume import load_jsonl
+
+    return load_jsonl(path, check_row=_check_row)
 
 
 def _append_resume(path, key, row) -> None:
-    from circuits.utils.files import to_jsonable
+    from circuits.utils.resume import append_jsonl
 
-    line = json.dumps({"key": key, "row": to_jsonable(row)}, separators=(",", ":"))
-    with open(path, "a+b") as fh:
-        fh.seek(0, os.SEEK_END)
-        if fh.tell():                                  # a line cut by a kill has no newline:
-            fh.seek(-1, os.SEEK_END)                   # start on a fresh line after it
-            if fh.read(1) != b"\n":
-                fh.write(b"\n")
-        fh.write(line.encode("utf-8") + b"\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_jsonl(path, key, row)
 
 
 def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
