@@ -9,6 +9,9 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:                      # slow cases get a longer per-test timeout
+        if "slow" in item.keywords and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(3600))
     if config.getoption("--runslow") or os.environ.get("DEPTHSEP_RUNSLOW"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

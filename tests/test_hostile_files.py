@@ -376,9 +376,12 @@ def test_cli_ctrl_c_is_one_line_exit_130(tmp_path):
             "def slow(args):\n    print('ready', flush=True); time.sleep(60)\n"
             "c._FILE_HANDLERS['info'] = slow\n"
             f"sys.exit(c.main(['info', {str(p)!r}]))\n")
+    # the child handles Ctrl-C as when started from a terminal, even under a pytest that runs
+    # with SIGINT ignored (a background job): an ignored disposition is inherited across exec
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=str(root),
-                            env=dict(os.environ, PYTHONPATH=str(root)))
+                            env=dict(os.environ, PYTHONPATH=str(root)),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
