@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from circuits import _kernels
-from circuits.utils.errors import DimensionError, InvalidCircuitError
+from circuits.utils.errors import DimensionError, InvalidArgumentError, InvalidCircuitError
 from circuits.hypercube import check_exhaustive, check_n_bits, index_of, split_index, MAX_STREAM_BITS
 from circuits.threshold import as_int64_array, preactivation_bound
 
@@ -332,8 +332,8 @@ def as_boolean_function(target, n_inputs: int) -> BooleanFunction:
     if isinstance(target, str):
         key = target.lower()
         if key not in _NAMED:
-            raise ValueError(f"unknown target {target!r}; choose one of {sorted(_NAMED)}, or pass a "
-                             f"BooleanFunction or a truth table")
+            raise InvalidArgumentError(f"unknown target {target!r}; choose one of {sorted(_NAMED)}, "
+                                       f"or pass a BooleanFunction or a truth table")
         if key == "ip":
             if n_inputs % 2:
                 raise DimensionError(f"target 'ip' needs an even number of inputs (2n), the circuit has {n_inputs}")

@@ -134,11 +134,28 @@ def main(argv=None) -> int:
         write_json_atomic(path, record)
 
     if save_or_report(write, what="the JSON record and the circuit files", where=out):
-        print(f"wrote {path} and {len(rows)} circuit files in {out / 'circuits'}",
-              file=sys.stderr)
+        if _temporary(out):
+            # `depthsep ip-demo --json` without --out: the directory goes at exit, so no path
+            # is named; the record and every circuit file are in the JSON output ("files")
+            print(f"ip_demo.json and {len(rows)} circuit files are in the JSON output only "
+                  f"(no --out given: nothing is kept on disk; pass --out DIR to keep them)",
+                  file=sys.stderr)
+        else:
+            print(f"wrote {path} and {len(rows)} circuit files in {out / 'circuits'}",
+                  file=sys.stderr)
     else:
         status = status or EXIT_NOT_SAVED
     return status
+
+
+def _temporary(out) -> bool:
+    """Whether ``out`` is the temporary directory ``depthsep ip-demo --json`` makes when no
+    ``--out`` is given (``depthsep-ip-demo-*`` in the temporary folder, removed at exit)."""
+    import tempfile
+
+    out = Path(out)
+    return (out.name.startswith("depthsep-ip-demo-")
+            and out.parent.resolve() == Path(tempfile.gettempdir()).resolve())
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ def build_parser():
                    "library's default; default 1 (measured faster on the shared 2-core machine, "
                    "BENCHMARKS.md)")
     p.add_argument("--out", default="results/sampled", help="output folder")
-    p.add_argument("--device", default=None,
+    p.add_argument("--device", default=None, type=_device,
                    help="torch device for the grid steps and the estimator's forward (e.g. "
                         "cuda); needs the torch extra; default: the CPU kernels.  Pairs, "
                         "labels, Adam and the intervals stay on the host (same numbers)")
@@ -87,6 +87,19 @@ def build_parser():
                         "needed to rerun in the same --out with other settings")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
+
+
+def _device(text: str) -> str:
+    """``--device``, checked while the arguments are parsed (torch present, the device known
+    and present), not after start-up and model construction."""
+    from circuits.utils.errors import InvalidArgumentError
+    from networks.separation._torch_sampled import resolve_device
+
+    try:
+        resolve_device(text)
+    except InvalidArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _cell_key(n, target, rule, lam, seed):

@@ -1,13 +1,13 @@
 """The one exception family shared by every depthsep package.
 
 ``DepthsepError`` is the base; each subclass also derives from the builtin a user would
-expect to catch (``ValueError`` for bad values), so ``except ValueError`` keeps working.
-Wrong *types* stay plain ``TypeError``.
+expect to catch (``ValueError`` for bad values, ``TypeError`` for wrong types), so
+``except ValueError`` / ``except TypeError`` keep working.
 """
 
 from __future__ import annotations
 
-__all__ = ["DepthsepError", "InvalidArgumentError", "InvalidCircuitError", "InvalidNetworkError",
+__all__ = ["DepthsepError", "InvalidArgumentError", "ArgumentTypeError", "InvalidCircuitError", "InvalidNetworkError",
            "DimensionError", "ReductionError", "MissingDependencyError", "RunTooLongError",
            "ClusterLostError"]
 
@@ -22,6 +22,10 @@ class InvalidArgumentError(DepthsepError, ValueError):
     Raised by the shared checks of :mod:`circuits.utils.validation`, so the same mistake raises
     the same class in every package.
     """
+
+
+class ArgumentTypeError(DepthsepError, TypeError):
+    """An argument of the wrong type (a string where an int is needed, ...); a ``TypeError``."""
 
 
 class InvalidCircuitError(DepthsepError, ValueError):

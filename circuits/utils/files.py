@@ -125,6 +125,11 @@ def write_bytes_atomic(path, data: bytes) -> Path:
     killed writers in the directory are removed first (see :func:`clean_stale_temp_files`).
     """
     path = Path(path)
+    if path.is_dir() or str(path).endswith(("/", os.sep)):
+        from circuits.utils.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"path {str(path)!r} is a directory; give the path of a file "
+                                   f"inside it (e.g. {str(path.joinpath('result.json'))!r})")
     path.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temp_files(path.parent)
     try:

@@ -27,8 +27,16 @@ def as_rng(seed: "int | np.random.Generator | None" = None) -> np.random.Generat
     """
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and not isinstance(seed, (int, np.integer, np.random.SeedSequence)):
-        raise TypeError(f"seed must be an int, a numpy Generator or None, got {type(seed).__name__}")
+    from circuits.utils.errors import ArgumentTypeError, InvalidArgumentError
+
+    if isinstance(seed, (bool, np.bool_)) or (
+            seed is not None and not isinstance(seed, (int, np.integer, np.random.SeedSequence))):
+        raise ArgumentTypeError(f"seed must be an int, a numpy Generator or None, got "
+                                f"{type(seed).__name__}")
+    if isinstance(seed, (int, np.integer)) and seed < 0:
+        raise InvalidArgumentError(f"seed must be a non-negative integer (numpy's generators "
+                                   f"take seeds >= 0), got {int(seed)}; use abs(seed) or any "
+                                   f"seed >= 0")
     return np.random.default_rng(seed)
 
 

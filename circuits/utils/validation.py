@@ -7,16 +7,22 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from circuits.utils.errors import DimensionError, InvalidArgumentError
+from circuits.utils.errors import ArgumentTypeError, DimensionError, InvalidArgumentError
 
 __all__ = ["check_int", "check_real"]
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_int(value, *, name: str, minimum: "int | None" = None, maximum: "int | None" = None,
               what: "str | None" = None) -> int:
     """Return ``value`` as a Python int, or raise a message naming ``name`` and the allowed range.
 
-    A non-integer (bools included) raises ``TypeError``; an integer outside
+    A non-integer (bools included) raises
+    :class:`~circuits.utils.errors.ArgumentTypeError` (a ``TypeError``); an integer outside
     ``[minimum, maximum]`` raises :class:`~circuits.utils.errors.DimensionError` (a ``ValueError``).
     ``what`` says what the number is, e.g. ``"a polynomial degree"``.
 
@@ -29,7 +35,8 @@ def check_int(value, *, name: str, minimum: "int | None" = None, maximum: "int |
     """
     about = f" ({what})" if what else ""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
-        raise TypeError(f"{name} must be an int{about}, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{name} must be an int{about}, got {type(value).__name__} "
+                                f"{_short(value)}")
     v = int(value)
     if minimum is not None and maximum is not None and not minimum <= v <= maximum:
         raise DimensionError(f"{name} must be between {minimum} and {maximum}{about}, got {v}")
@@ -71,7 +78,8 @@ def check_real(value, *, name: str, minimum: "float | None" = None, maximum: "fl
         return None
     about = f" ({what})" if what else ""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number{about}, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{name} must be a real number{about}, got "
+                                f"{type(value).__name__} {_short(value)}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise InvalidArgumentError(f"{name} must be a finite number{about}, got {_plain(value)!r}")
