@@ -202,9 +202,13 @@ def to_state_dict(net: SigmaNetwork) -> dict:
 #: Default limit of a weights file: its size and, for ``.npz``, the sum of its uncompressed
 #: members (a zip bomb is refused from the zip directory, before anything is inflated).
 MAX_STATE_BYTES = 1 << 30
+#: An ``.npz`` may inflate to at most this many times its own size (plus 1 MiB): weights
+#: written by :func:`save_state_dict` are stored uncompressed (ratio 1) and float weights
+#: deflate by about 1.1x, while a deflate bomb reaches about 1000x.  ``max_ratio=None`` lifts it.
+MAX_INFLATE_RATIO = 64
 
 
-def _load_npz(path: Path, max_bytes: int) -> dict:
+def _load_npz(path: Path, max_bytes: int, max_ratio: "float | None" = MAX_INFLATE_RATIO) -> dict:
     """The arrays of an ``.npz`` file, every size checked before it is read (see load_state_dict)."""
     import os
     import stat as _stat
@@ -245,6 +249,12 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
                         f"{where}members would inflate to {total:,} bytes, above max_bytes="
                         f"{max_bytes:,} (a zip bomb?); pass a larger max_bytes if trusted"
                     )
+                if max_ratio is not None and total > max_ratio * st.st_size + (1 << 20):
+                    raise InvalidNetworkError(
+                        f"{where}members would inflate to {total:,} bytes, more than "
+                        f"{max_ratio:g} times the file's {st.st_size:,} bytes (a zip bomb?); "
+                        f"pass max_ratio=None if the file is trusted"
+                    )
                 out = {}
                 for info in infos:
                     field = f"member {info.filename!r}"
@@ -280,7 +290,9 @@ def _load_npz(path: Path, max_bytes: int) -> dict:
             ) from None
 
 
-def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
+def load_state_dict(
+    path, *, max_bytes: int = MAX_STATE_BYTES, max_ratio: "float | None" = MAX_INFLATE_RATIO
+) -> dict:
     """Read a mapping of arrays from an ``.npz`` or ``.safetensors`` file.
 
     Parameters
@@ -292,6 +304,9 @@ def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
     max_bytes : int
         Largest accepted file and, for ``.npz``, largest total of the uncompressed members
         (checked from the zip directory before anything is inflated).
+    max_ratio : float or None
+        Largest ratio of the ``.npz`` members' inflated total to the file's size (plus 1 MiB),
+        also read from the zip directory; ``None`` for no ratio limit.
 
     Returns
     -------
@@ -311,7 +326,7 @@ def load_state_dict(path, *, max_bytes: int = MAX_STATE_BYTES) -> dict:
         raise FileNotFoundError(f"no weights file at {path}")
     suffix = path.suffix.lower()
     if suffix == ".npz":
-        return _load_npz(path, max_bytes)
+        return _load_npz(path, max_bytes, max_ratio)
     if suffix == ".safetensors":
         from circuits.utils.documents import read_regular_file
 
