@@ -88,8 +88,8 @@ MAX_FILES = 256             # generated kernels kept in the cache directory
 _STACK_BYTES = 512 << 20    # stack of the compiling thread (virtual; pages used on demand)
 
 MAX_LOADED = 64             # compiled kernels kept loaded in one process (least recently used out)
-MAX_PROCESS_KERNELS = 32    # distinct kernels "auto" compiles or loads in one process (memory:
-                            # about 1.5 MiB each, never freed: at most ~50 MiB per process)
+MAX_PROCESS_KERNELS = 24    # distinct kernels "auto" compiles or loads in one process (memory:
+                            # 1.5-2.1 MiB each, never freed: at most ~50 MiB per process)
 
 _LOADED: OrderedDict = OrderedDict()   # key -> compiled plane function (this process), LRU order
 _LOCK = threading.Lock()

@@ -20,6 +20,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _kernel_budget_per_test_process():
+    """The suite compiles many distinct circuit kernels in one process; ``kernel="auto"``'s
+    per-process budget would make later tests' plans depend on earlier tests.  It is lifted for
+    the suite and tested on its own (monkeypatched where a test needs it)."""
+    from circuits import _bitsliced_codegen as cg
+
+    shipped = cg.MAX_PROCESS_KERNELS
+    cg.SHIPPED_MAX_PROCESS_KERNELS = shipped       # what tests/test_memory_caps.py checks
+    cg.MAX_PROCESS_KERNELS = 1 << 20
+    yield
+    cg.MAX_PROCESS_KERNELS = shipped
+
+
 @pytest.fixture
 def rng():
     import numpy as np
