@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
 from circuits.utils.files import write_json_atomic
 
 
@@ -222,8 +224,12 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
     for li, layer in enumerate(layers):
         loc = f"layers[{li}]"
         d.obj(layer, loc, ("weights", "thresholds"))
-        rows = d.listof(layer["weights"], f"{loc}.weights", max_len=max_gates, min_len=1,
-                        limit="max_gates")
+        if isinstance(layer["weights"], np.ndarray) or isinstance(layer["thresholds"], np.ndarray):
+            rows, thr = _layer_arrays(d, layer, loc, n_in)      # a large layer, read as arrays
+        else:
+            rows, thr = None, None
+        rows = rows if rows is not None else d.listof(
+            layer["weights"], f"{loc}.weights", max_len=max_gates, min_len=1, limit="max_gates")
         total_gates += len(rows)
         total_weights += len(rows) * n_in
         if total_gates > max_gates:
@@ -231,13 +237,17 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
         if total_weights > max_weights:
             d.fail(f"{loc}: more than {max_weights} weights in total; raise max_weights if the file "
                    f"is trusted")
-        for j, row in enumerate(rows):
-            d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
-            for i, v in enumerate(row):
-                d.integer(v, f"{loc}.weights[{j}][{i}]")
-        thr = d.listof(layer["thresholds"], f"{loc}.thresholds", max_len=len(rows), min_len=len(rows))
-        for j, v in enumerate(thr):
-            d.integer(v, f"{loc}.thresholds[{j}]")
+        if thr is None:
+            for j, row in enumerate(rows):
+                d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
+                for i, v in enumerate(row):
+                    d.integer(v, f"{loc}.weights[{j}][{i}]")
+            thr = d.listof(layer["thresholds"], f"{loc}.thresholds", max_len=len(rows),
+                           min_len=len(rows))
+            for j, v in enumerate(thr):
+                d.integer(v, f"{loc}.thresholds[{j}]")
+        elif len(thr) != len(rows):
+            d.fail(f"{loc}.thresholds must have exactly {len(rows)} entries, got {len(thr)}")
         if li == len(layers) - 1 and len(rows) != 1:
             d.fail(f"{loc}: the output layer must have exactly one gate, got {len(rows)}")
         try:
@@ -246,6 +256,42 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
             d.fail(f"{loc}: {exc}")
         n_in = len(rows)
     return ThresholdCircuit(tuple(built))
+
+
+def _int64_array(d: _Doc, value, loc: str, ndim: int):
+    """A layer field as an int64 array: a numpy array from the document reader (integers only:
+    a float array means a non-integer token), or a small list checked entry by entry."""
+    if isinstance(value, np.ndarray):
+        if not np.issubdtype(value.dtype, np.integer):
+            d.fail(f"{loc} must hold JSON integers within int64, got a non-integer number")
+        if value.ndim != ndim:
+            d.fail(f"{loc} must be a {'list of rows' if ndim == 2 else 'list'} of integers")
+        return value
+    if ndim == 1:
+        d.listof(value, loc, max_len=1 << 62)
+        return np.array([d.integer(v, f"{loc}[{j}]") for j, v in enumerate(value)],
+                        dtype=np.int64)
+    d.listof(value, loc, max_len=1 << 62, min_len=1)
+    width = len(value[0]) if isinstance(value[0], list) else -1
+    for j, row in enumerate(value):
+        d.listof(row, f"{loc}[{j}]", max_len=max(width, 0), min_len=max(width, 0))
+        for i, v in enumerate(row):
+            d.integer(v, f"{loc}[{j}][{i}]")
+    return np.array(value, dtype=np.int64)
+
+
+def _layer_arrays(d: _Doc, layer, loc: str, n_in: int):
+    """(weights, thresholds) of a layer that the reader returned (partly) as arrays."""
+    rows = _int64_array(d, layer["weights"], f"{loc}.weights", 2)
+    thr = _int64_array(d, layer["thresholds"], f"{loc}.thresholds", 1)
+    if rows.shape[0] == 0:
+        d.fail(f"{loc}.weights must have at least 1 entries, got 0")
+    if rows.shape[1] != n_in:
+        d.fail(f"{loc}.weights[0] must have exactly {n_in} entries, got {rows.shape[1]}")
+    for name, a in (("weights", rows), ("thresholds", thr)):    # the lists' rule: |v| <= 2^63 - 1
+        if a.dtype == np.int64 and a.size and bool(np.any(a == np.iinfo(np.int64).min)):
+            d.fail(f"{loc}.{name} holds -2^63, beyond int64 (|v| > 2^63 - 1)")
+    return rows, thr
 
 
 def _dag_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
@@ -335,7 +381,7 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     # many values is refused before a single Python object is built
     max_values = 4 * int(max_weights) + 8 * int(max_gates) + 4096
     doc = read_document(path, error=InvalidCircuitError, max_bytes=max_bytes,
-                        max_values=max_values)
+                        max_values=max_values, arrays=True)
     return circuit_from_dict(doc, where=f"{path}: ", **limits)
 
 

@@ -6,6 +6,8 @@ checks the layers, the recorded dims and the parameter budget, naming the offend
 
 from __future__ import annotations
 
+import numpy as np
+
 from circuits.utils.errors import InvalidNetworkError
 
 __all__ = ["network_from_document"]
@@ -27,6 +29,16 @@ def _check_layer_doc(layer, i: int, where: str) -> None:
         raise InvalidNetworkError(f"{loc} must have exactly the fields 'weights' and 'bias', got "
                                   f"{sorted(str(k) for k in keys)}")
     rows, bias = layer["weights"], layer["bias"]
+    if isinstance(rows, np.ndarray) or isinstance(bias, np.ndarray):
+        # large arrays come from the document reader as numpy (numbers only, rectangular)
+        rows = rows if isinstance(rows, np.ndarray) else _small_matrix(rows, loc)
+        if rows.ndim != 2 or rows.shape[0] == 0:
+            raise InvalidNetworkError(f"{loc}.weights must be a non-empty list of rows (lists)")
+        if not isinstance(bias, (list, np.ndarray)) or np.ndim(bias) != 1:
+            raise InvalidNetworkError(f"{loc}.bias must be a list of numbers")
+        if isinstance(bias, list):
+            _check_numbers(bias, f"{loc}.bias", "biases")
+        return
     if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
         raise InvalidNetworkError(f"{loc}.weights must be a non-empty list of rows (lists)")
     if not isinstance(bias, list):
@@ -36,9 +48,25 @@ def _check_layer_doc(layer, i: int, where: str) -> None:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise InvalidNetworkError(f"{loc}.weights[{j}] holds {_short(v)}; weights must "
                                           f"be JSON numbers")
-    for v in bias:
+    _check_numbers(bias, f"{loc}.bias", "biases")
+
+
+def _check_numbers(values, loc: str, what: str) -> None:
+    for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InvalidNetworkError(f"{loc}.bias holds {_short(v)}; biases must be JSON numbers")
+            raise InvalidNetworkError(f"{loc} holds {_short(v)}; {what} must be JSON numbers")
+
+
+def _small_matrix(rows, loc: str) -> np.ndarray:
+    """A small weights field (read as lists) next to a large bias read as an array."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+        raise InvalidNetworkError(f"{loc}.weights must be a non-empty list of rows (lists)")
+    for j, row in enumerate(rows):
+        _check_numbers(row, f"{loc}.weights[{j}]", "weights")
+    try:
+        return np.array(rows, dtype=np.float64)
+    except ValueError:
+        raise InvalidNetworkError(f"{loc}.weights rows differ in length") from None
 
 
 
@@ -63,7 +91,9 @@ def network_from_document(cls, data, *, source: str, max_params: int):
     total = 0
     for i, layer in enumerate(layers):
         _check_layer_doc(layer, i, where)
-        total += sum(len(row) for row in layer["weights"]) + len(layer["bias"])
+        w = layer["weights"]
+        total += (int(np.size(w)) if isinstance(w, np.ndarray) else sum(len(row) for row in w)
+                  ) + len(layer["bias"])
         if total > max_params:
             raise InvalidNetworkError(f"{where}more than max_params={max_params:,} "
                                       f"parameters; raise max_params if the file is trusted")

@@ -401,7 +401,7 @@ class SigmaNetwork:
         if not path.exists():
             raise FileNotFoundError(f"no network file at {path}")
         data = read_document(path, error=InvalidNetworkError, max_bytes=max_bytes,
-                             max_values=2 * int(max_params) + 4096)
+                             max_values=2 * int(max_params) + 4096, arrays=True)
         return cls.from_dict(data, source=str(path), max_params=max_params)
 
     @classmethod

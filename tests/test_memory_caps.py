@@ -100,3 +100,55 @@ def test_compiled_circuit_kernels_stay_bounded_per_process(tmp_path, monkeypatch
     per_kernel = max((_rss() - before) / k, 1 << 20)
     budget = getattr(cg, "SHIPPED_MAX_PROCESS_KERNELS", cg.MAX_PROCESS_KERNELS)
     assert budget * per_kernel <= 64 << 20, (budget, per_kernel)
+
+
+def _peak_ratio(load, path) -> float:
+    import gc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak / path.stat().st_size
+
+
+@pytest.mark.parametrize("shape", ["ones", "wide"])
+def test_circuit_documents_load_within_ten_bytes_per_byte(tmp_path, shape):
+    import json
+
+    from circuits.io import load_circuit
+
+    n, g = (64, 40_000) if shape == "ones" else (4000, 600)
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps({"format": "depthsep.circuit", "version": 1, "kind": "layered",
+                             "n_inputs": n,
+                             "layers": [{"weights": [[1] * n] * g, "thresholds": [1] * g},
+                                        {"weights": [[1] * g], "thresholds": [1]}]},
+                            separators=(",", ":")))
+    assert p.stat().st_size > 4 << 20
+    assert _peak_ratio(load_circuit, p) <= 10.0
+
+
+@pytest.mark.parametrize("shape", ["zeros", "random"])
+def test_network_documents_load_within_ten_bytes_per_byte(tmp_path, shape):
+    import json
+
+    from networks.sigma import FORMAT, FORMAT_VERSION, SigmaNetwork
+
+    p = tmp_path / "n.json"
+    if shape == "zeros":
+        n = 400_000
+        p.write_text(json.dumps({"format": FORMAT, "version": FORMAT_VERSION,
+                                 "activation": "relu",
+                                 "layers": [{"weights": [[0.0]] * n, "bias": [0.0] * n},
+                                            {"weights": [[0.0] * n], "bias": [0.0]}]},
+                                separators=(",", ":")))
+    else:
+        SigmaNetwork.random([100, 2000, 100, 1], "relu", seed=0, bias_scale=0.1).save(p)
+    assert p.stat().st_size > 4 << 20
+    net = SigmaNetwork.load(p)
+    assert net.dims[0] in (1, 100)
+    assert _peak_ratio(SigmaNetwork.load, p) <= 10.0
