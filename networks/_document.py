@@ -2,6 +2,10 @@
 
 The header goes through the shared :func:`circuits.utils.documents.check_header`; this module
 checks the layers, the recorded dims and the parameter budget, naming the offending location.
+
+This module and :mod:`networks.interop` sit *below* the network class: neither imports
+:mod:`networks.sigma`.  The class is passed in (``cls``), or found through
+:func:`network_classes`, where :mod:`networks.sigma` registers it when it is defined.
 """
 
 from __future__ import annotations
@@ -10,7 +14,27 @@ import numpy as np
 
 from circuits.utils.errors import InvalidNetworkError
 
-__all__ = ["network_from_document"]
+__all__ = ["network_from_document", "network_classes", "register_network_classes", "FORMAT",
+           "FORMAT_VERSION"]
+
+#: The ``"format"`` of a saved network document and the version this library reads/writes.
+FORMAT = "depthsep.SigmaNetwork"
+FORMAT_VERSION = 1
+
+_CLASSES: list = []
+
+
+def register_network_classes(network_cls, layer_cls) -> None:
+    """Called once by :mod:`networks.sigma` with ``SigmaNetwork`` and ``DenseLayer``."""
+    _CLASSES[:] = [network_cls, layer_cls]
+
+
+def network_classes() -> tuple:
+    """``(SigmaNetwork, DenseLayer)``, as registered by :mod:`networks.sigma` (imported with the
+    ``networks`` package, so always present once ``networks`` is imported)."""
+    if not _CLASSES:   # only while the package itself is still being imported
+        raise RuntimeError("networks.sigma has not registered the network classes yet")
+    return tuple(_CLASSES)
 
 
 def _short(v, n: int = 60) -> str:
@@ -73,8 +97,6 @@ def _small_matrix(rows, loc: str) -> np.ndarray:
 def network_from_document(cls, data, *, source: str, max_params: int):
     """Build ``cls`` (a :class:`~networks.sigma.SigmaNetwork`) from a parsed document, validating
     every field; every problem raises :class:`InvalidNetworkError` naming ``source``."""
-    from networks.sigma import FORMAT, FORMAT_VERSION, _as_layer
-
     from circuits.utils.documents import check_header
     where = f"{source}: "
     check_header(data, format=FORMAT, version=FORMAT_VERSION, where=where,
@@ -98,7 +120,7 @@ def network_from_document(cls, data, *, source: str, max_params: int):
             raise InvalidNetworkError(f"{where}more than max_params={max_params:,} "
                                       f"parameters; raise max_params if the file is trusted")
     try:
-        net = cls([_as_layer(layer, i) for i, layer in enumerate(layers)], activation=act)
+        net = cls(list(layers), activation=act)         # the class turns each dict into a layer
     except (InvalidNetworkError, TypeError) as exc:
         raise InvalidNetworkError(f"{where}{exc}") from None
     if "dims" in data:

@@ -35,6 +35,7 @@ True
 from __future__ import annotations
 
 import io as _io
+from typing import TYPE_CHECKING
 import re
 from pathlib import Path
 
@@ -42,7 +43,10 @@ import numpy as np
 
 from circuits.utils.errors import InvalidNetworkError, MissingDependencyError
 from networks.activations import get_activation
-from networks.sigma import DenseLayer, SigmaNetwork
+from networks._document import network_classes
+
+if TYPE_CHECKING:  # interop sits below the network class: no runtime import of networks.sigma
+    from networks.sigma import SigmaNetwork
 
 __all__ = [
     "from_state_dict",
@@ -124,6 +128,7 @@ def from_state_dict(state, activation="relu", *, transpose: bool = False, layers
     >>> net.dims, net.activation.name
     ((2, 3, 1), 'tanh')
     """
+    SigmaNetwork, DenseLayer = network_classes()
     if not hasattr(state, "keys") or not hasattr(state, "__getitem__"):
         raise TypeError(
             f"state must be a mapping name -> array (a state_dict, dict(np.load(...))), "
@@ -356,6 +361,7 @@ def save_state_dict(net_or_state, path) -> Path:
     -------
     Path
     """
+    SigmaNetwork = network_classes()[0]
     from circuits.utils.files import write_bytes_atomic
 
     state = (
@@ -493,6 +499,7 @@ def from_torch(module) -> SigmaNetwork:
     MissingDependencyError
         torch is not installed.
     """
+    SigmaNetwork, DenseLayer = network_classes()
     torch = _torch()
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module must be a torch.nn.Module (an nn.Sequential), got {type(module).__name__}")
@@ -559,6 +566,7 @@ def to_torch(net: SigmaNetwork, *, dtype=None):
     MissingDependencyError
         torch is not installed.
     """
+    SigmaNetwork = network_classes()[0]
     torch = _torch()
     if not isinstance(net, SigmaNetwork):
         raise TypeError(f"net must be a SigmaNetwork, got {type(net).__name__}")

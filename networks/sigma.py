@@ -40,17 +40,15 @@ from circuits.utils.files import write_json_atomic
 from circuits.utils.rng import as_rng
 from networks.activations import Activation, get_activation
 from circuits.utils.errors import InvalidNetworkError
+from networks._document import FORMAT, FORMAT_VERSION, register_network_classes  # below the class
 
 __all__ = ["DenseLayer", "SigmaNetwork", "random_network", "FORMAT", "FORMAT_VERSION"]
 
-FORMAT = "depthsep.SigmaNetwork"
-FORMAT_VERSION = 1
 #: Default limits of :meth:`SigmaNetwork.load` (file bytes, weights + biases).
 MAX_NETWORK_PARAMS = 1 << 22
 MAX_NETWORK_BYTES = 32 * MAX_NETWORK_PARAMS + (1 << 20)
 
-# rows per forward-pass chunk are chosen so one chunk of the widest layer stays ~32 MB
-_CHUNK_ELEMENTS = 1 << 22
+_CHUNK_ELEMENTS = 1 << 22   # rows per forward chunk: one chunk of the widest layer stays ~32 MB
 
 
 def _frozen_float64(values, *, name: str, ndim: int, shape=None) -> np.ndarray:
@@ -424,8 +422,7 @@ class SigmaNetwork:
         """
         return random_network(dims, activation, seed=seed, scale=scale, bias_scale=bias_scale)
 
-    # ----- interop (networks.interop) ---------------------------------------------------------
-    @classmethod
+    @classmethod   # ----- interop (networks.interop) -----------------------------------------
     def from_state_dict(cls, state, activation="relu", *, transpose: bool = False,
                         layers=None) -> "SigmaNetwork":
         """A network from a mapping ``name -> array`` (torch state_dict, npz, safetensors).
@@ -468,8 +465,10 @@ class SigmaNetwork:
         return to_torch(self, dtype=dtype)
 
 
-def random_network(dims, activation="relu", *, seed=0, scale=None,
-                   bias_scale: float = 0.0) -> SigmaNetwork:
+register_network_classes(SigmaNetwork, DenseLayer)   # for the documents and interop modules
+
+
+def random_network(dims, activation="relu", *, seed=0, scale=None, bias_scale: float = 0.0) -> SigmaNetwork:
     """Function form of :meth:`SigmaNetwork.random`."""
     from circuits.utils.validation import check_int
     if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
@@ -495,6 +494,6 @@ def random_network(dims, activation="relu", *, seed=0, scale=None,
         std = scale if i == 0 else scale / math.sqrt(n_in)
         w = rng.normal(0.0, std, size=(n_out, n_in))
         last = i == len(dims) - 2
-        b = np.zeros(n_out) if (last or bias_scale == 0) else rng.normal(0.0, bias_scale, size=n_out)
+        b = np.zeros(n_out) if last or not bias_scale else rng.normal(0.0, bias_scale, size=n_out)
         layers.append(DenseLayer(w, b))
     return SigmaNetwork(layers, activation=act)
