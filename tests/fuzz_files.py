@@ -7,7 +7,8 @@ Each case is one mutated valid file (circuit, DAG and network documents, stored 
 ``.npz`` state dicts, ``.npy``/``.txt``/``.json`` truth tables).  By default it goes to one
 target drawn at random; with ``every_target`` it goes to every loader (``read_document``,
 ``read_json``, ``load_circuit``, ``SigmaNetwork.load``, ``load_truth_table``,
-``load_state_dict``) and every CLI file command (``depthsep check|info|spectrum``), so N cases
+``load_state_dict``, ``least-circuit --table``'s reader and the two resume files,
+``cells.jsonl`` and ``sampled.json``) and every CLI file command (``depthsep check|info|spectrum``), so N cases
 are N per target.  The CLI runs in-process (``experiments.cli.main`` with captured output:
 milliseconds instead of a second of interpreter start per call); every ``subprocess_every``-th
 case also runs the three commands as real ``python -m experiments.cli`` processes under a
@@ -17,6 +18,7 @@ is stopped by an alarm after ``HANG_SECONDS`` (a hang is a failure, never a stuc
 
 import contextlib
 import io
+import json
 import random
 import resource
 import sys
@@ -59,16 +61,96 @@ def _seeds(d: Path) -> dict:
                            C.DagGate("o", "THR", ["a", ("x", 2)], weights=[2, -1], threshold=1)],
                        output="o")
     save_circuit(dag, d / "d.json")
-    return {"circuit.json": (d / "c.json").read_bytes(), "network.json": (d / "n.json").read_bytes(),
+    return {**_resume_seeds(d),
+            "circuit.json": (d / "c.json").read_bytes(), "network.json": (d / "n.json").read_bytes(),
             "dag.json": (d / "d.json").read_bytes(),
             "state.npz": (d / "s.npz").read_bytes(), "statec.npz": b.getvalue(),
             "tt.npy": npy.getvalue(), "tt.txt": b"0110\n", "tt.json": b'{"truth_table": [0,1,1,0]}',
             "ttlist.json": b"[0, 1, 1, 0, 1, 0, 0, 1]"}
 
 
+def _resume_seeds(d: Path) -> dict:
+    """A valid ``cells.jsonl`` (separate) and ``sampled.json`` (separate-sampled)."""
+    from experiments._resume_sampled import write_sampled
+    from networks.separation import separate as S
+
+    cells = d / "cells.jsonl"
+    for rule in ("n", "n^2"):
+        key = json.dumps(["floor", "ip", 3, rule, None, None, None, 0], separators=(",", ":"))
+        S._append_resume(cells, key, {"kind": "floor", "target": "ip", "n": 3, "rule": rule,
+                                      "widths": [3], "seed": None, "rho": 0.25, "r2": None,
+                                      "depth": 2, "seconds": 0.01})
+    doc = dict(SAMPLED_DOC, rows={}, depth3={"6": {"rho": 1.0}})
+    for seed in (0, 1):
+        key = f"n=6|majand|w=n|lam=0.003|seed={seed}"
+        doc["rows"][key] = {"n": 6, "m": 8, "target": "majand", "width_rule": "n", "width": 6,
+                            "penalty": 0.003, "seed": seed, "estimate": {"rho": {"mean": 0.5}},
+                            "verdict": {"text": "not yet"}}
+    write_sampled(d / "sampled.json", doc)
+    _ORIGINAL_ROWS["cells.jsonl"] = S._load_resume(cells)
+    _ORIGINAL_ROWS["sampled.json"] = json.loads(json.dumps(doc["rows"]))
+    return {"cells.jsonl": cells.read_bytes(), "sampled.json": (d / "sampled.json").read_bytes()}
+
+
+#: The header and settings of the ``sampled.json`` seed (what ``read_sampled`` is given).
+SAMPLED_SETTINGS = {"steps": 20, "grid": 8, "lr": 0.01, "pairs": 4000, "delta": 0.05, "seed": 0,
+                    "tries": 1}
+SAMPLED_DOC = {"format": "depthsep.experiments.sampled", "version": 2,
+               "settings": SAMPLED_SETTINGS}
+
+
+def _least_circuit_table(p):
+    from circuits.analysis.exact_synthesis import target_table
+    return target_table("table", 2, table=p)
+
+
+def _resume_reader(name):
+    """A loader that reads the case as the resume file ``name`` in its own folder (the reader
+    may move it aside); its messages are swallowed and everything it left is removed."""
+    import shutil
+
+    def load(p):
+        from experiments import sampled as E
+        from experiments._resume_sampled import read_sampled
+        from networks.separation import separate as S
+
+        box = p.parent / "resume"
+        shutil.rmtree(box, ignore_errors=True)
+        box.mkdir()
+        q = box / name
+        data = p.read_bytes()
+        p.replace(q)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                if name == "cells.jsonl":
+                    rows = S._load_resume(q)
+                    sealed = b'"sum"' in data
+                else:
+                    doc = dict(SAMPLED_DOC, rows={}, depth3={})
+                    read_sampled(q, doc, dict(SAMPLED_SETTINGS), seed=0, fresh=False,
+                                 key=E._cell_key, migrate=E._migrate)
+                    rows = doc["rows"]
+                    sealed = b'"checksums"' in data
+            aside = any(".unusable-" in x.name for x in box.iterdir())
+        finally:
+            shutil.rmtree(box, ignore_errors=True)
+        forged = [k for k, r in rows.items() if _ORIGINAL_ROWS[name].get(k) != r]
+        if forged and sealed:
+            raise AssertionError(f"{name}: a changed row was used under key {forged[0][:60]}")
+        return (f"{len(rows)} rows used" + (", file moved aside" if aside else "")
+                + ("" if sealed or not rows else " (no checksums: key-checked only)"))
+    return load
+
+
+#: The rows of the valid resume seeds (filled by :func:`_resume_seeds`).
+_ORIGINAL_ROWS: dict = {}
+
+
 _JUNK = [b"\x00", b"\xff", b"[", b"]", b"{", b"}", b'"', b"1e999", b"-9223372036854775808",
          b"99999999999999999999999", b"NaN", b"PK\x03\x04", b"\x93NUMPY", b"(1099511627776,)",
-         b"'shape': (4294967296, 4294967296)", b"\\u0000", b"[" * 50, b"0" * 1000]
+         b"'shape': (4294967296, 4294967296)", b"\\u0000", b"[" * 50, b"0" * 1000,
+         b"\n", b'"sum":"', b'"rows":[]', b'{"key":"k","row":{},"sum":"00"}\n', b"0.5", b"1e300"]
 
 
 def mutate(rng: random.Random, data: bytes) -> bytes:
@@ -106,7 +188,10 @@ def _loaders():
             ("load_circuit", ".json", lambda p: load_circuit(p)),
             ("SigmaNetwork.load", ".json", lambda p: SigmaNetwork.load(p)),
             ("load_truth_table", None, lambda p: load_truth_table(p)),
-            ("load_state_dict", ".npz", lambda p: load_state_dict(p))]
+            ("load_state_dict", ".npz", lambda p: load_state_dict(p)),
+            ("least-circuit --table", None, _least_circuit_table),
+            ("cells.jsonl", None, _resume_reader("cells.jsonl")),
+            ("sampled.json", None, _resume_reader("sampled.json"))]
 
 
 def _cli(argv):
@@ -156,7 +241,7 @@ def _real_cli(cmd, p):
 
 
 def run(n_cases: int, seed: int, *, max_failures: int = 5, every_target: bool = False,
-        subprocess_every: int = 0, progress_every: int = 0):
+        subprocess_every: int = 0, progress_every: int = 0, only=None):
     """Fuzz ``n_cases`` mutated files (see the module docstring); returns
     ``(stats, failures, seconds)``.  ``stats`` counts cases, and per target ("load_circuit",
     "cli check", ...) the calls refused with our own error, accepted, and CLI exit codes."""
@@ -168,7 +253,11 @@ def run(n_cases: int, seed: int, *, max_failures: int = 5, every_target: bool = 
     t0 = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, _alarm)
     loaders = _loaders()
-    n_targets = len(loaders) + len(_COMMANDS)
+    commands = _COMMANDS
+    if only is not None:                 # a subset of targets, by name ("cells.jsonl", "cli check")
+        loaders = [x for x in loaders if x[0] in only]
+        commands = tuple(c for c in _COMMANDS if f"cli {c}" in only)
+    n_targets = len(loaders) + len(commands)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             d = Path(tmp)
@@ -181,7 +270,7 @@ def run(n_cases: int, seed: int, *, max_failures: int = 5, every_target: bool = 
             for name in names:
                 p = d / f"warm{Path(name).suffix}"
                 p.write_bytes(seeds[name])
-                for cmd in _COMMANDS:
+                for cmd in commands:
                     _cli(_argv(cmd, p))
                 p.unlink()
             stats["warm-up seconds"] = round(time.perf_counter() - w0, 1)
@@ -202,12 +291,12 @@ def run(n_cases: int, seed: int, *, max_failures: int = 5, every_target: bool = 
                                 p = p.rename(d / f"case{want_suffix}")
                             what = lname
                             try:
-                                fn(p)
-                                stats[f"{lname} accepted"] += 1
+                                r = fn(p)
+                                stats[f"{lname} {r if isinstance(r, str) else 'accepted'}"] += 1
                             except DepthsepError:
                                 stats[f"{lname} refused"] += 1
                         else:
-                            cmd = _COMMANDS[which - len(loaders)]
+                            cmd = commands[which - len(loaders)]
                             what = f"cli {cmd}"
                             rc, err = _cli(_argv(cmd, p))
                             stats[f"cli {cmd} rc={rc}"] += 1
@@ -253,8 +342,9 @@ if __name__ == "__main__":
     n, seed = int(sys.argv[1]), int(sys.argv[2])
     sub = int(sys.argv[sys.argv.index("--subprocess-every") + 1]) \
         if "--subprocess-every" in sys.argv else 0
+    only = (sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None)
     stats, failures, secs = run(n, seed, max_failures=50, every_target="--every-target" in sys.argv,
-                                subprocess_every=sub, progress_every=1000)
+                                subprocess_every=sub, progress_every=1000, only=only)
     print(f"{n} cases: {dict(sorted(stats.items()))}; {len(failures)} failures; {secs:.1f} s")
     for f in failures:
         print("FAIL", f)

@@ -411,3 +411,21 @@ def test_cli_info_names_the_file_and_the_field_of_a_bad_state_dict(tmp_path, cap
     np.savez(p, **{"0.weight": np.array([["a", "b"]]), "0.bias": np.array(["x"])})
     rc, out, err = _cli(["info", str(p)], capsys)
     assert rc == 1 and str(p) in err and "0.weight" in err
+
+
+def test_fuzzer_covers_the_truth_table_and_resume_readers():
+    """Mutated truth tables, cells.jsonl and sampled.json files through least-circuit's table
+    reader and the two resume readers: only our own errors, no hang, no changed row used while
+    the file still carries checksums (the long run, 10,000 files each, is in
+    docs/reliability.rst)."""
+    from tests import fuzz_files
+
+    readers = ("least-circuit --table", "cells.jsonl", "sampled.json")
+    stats, failures, _ = fuzz_files.run(150, seed=31, every_target=True, only=readers)
+    assert failures == []
+    assert stats["cases"] == 150
+    for name in readers:
+        assert sum(v for k, v in stats.items() if k.startswith(name)) == 150
+    assert stats["least-circuit --table refused"] > 0
+    assert sum(v for k, v in stats.items() if k.startswith("cells.jsonl") and "aside" in k) > 0
+    assert sum(v for k, v in stats.items() if k.startswith("sampled.json") and "aside" in k) > 0

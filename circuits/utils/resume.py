@@ -147,7 +147,7 @@ def load_jsonl(path, *, check_row=None, max_bytes: int = MAX_RESUME_BYTES) -> di
                 done[rec["key"]] = rec["row"]
                 good.append(line)
                 continue
-        if cut and i == len(lines) - 1:
+        if cut and i == len(lines) - 1 and line.startswith(b'{"key":'):
             continue                                 # the line a kill cut short: recomputed
         rejected.append(f"line {i + 1}: {why}")
     if legacy:
