@@ -193,6 +193,7 @@ def to_state_dict(net: SigmaNetwork) -> dict:
 
     Examples
     --------
+    >>> from networks.sigma import SigmaNetwork
     >>> net = SigmaNetwork.random([3, 4, 1], seed=0)
     >>> {k: v.shape for k, v in to_state_dict(net).items()}
     {'0.weight': (4, 3), '0.bias': (4,), '2.weight': (1, 4), '2.bias': (1,)}
