@@ -199,8 +199,11 @@ def append_jsonl(path, key: str, row: dict) -> None:
             raise UnusableResumeFile(f"{path}: is not a regular file; finished cells are not "
                                      f"appended to it")
         end = os.lseek(fd, 0, os.SEEK_END)
-        if end and os.pread(fd, 1, end - 1) != b"\n":
-            line = b"\n" + line                      # start on a fresh line after a cut one
+        if end:
+            os.lseek(fd, end - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                line = b"\n" + line                  # start on a fresh line after a cut one
+            os.lseek(fd, 0, os.SEEK_END)
         os.write(fd, line)
         os.fsync(fd)
     finally:
