@@ -160,7 +160,7 @@ def _run_locked(args, S, doc, path, out, settings, ns, targets, rules, lams, see
     from threadpoolctl import threadpool_limits
 
     from circuits.utils.files import write_bytes_atomic
-    from experiments._resume_sampled import read_sampled, write_sampled
+    from networks.separation._sampled_resume import read_sampled, write_sampled
 
     read_sampled(path, doc, settings, seed=args.seed, fresh=args.fresh, key=_cell_key,
                  migrate=_migrate)
@@ -185,7 +185,7 @@ def _run_locked(args, S, doc, path, out, settings, ns, targets, rules, lams, see
 
 def _cells(S, doc, path, ns, targets, rules, lams, seeds, args, progress):
     """Every missing cell, in order; ``doc`` written after each."""
-    from experiments._resume_sampled import write_sampled
+    from networks.separation._sampled_resume import write_sampled
     from embeddings import CodeEmbedding
     from networks.constructions import ip_depth3_relu
     from networks.separation.separate import width_of

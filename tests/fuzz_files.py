@@ -71,7 +71,7 @@ def _seeds(d: Path) -> dict:
 
 def _resume_seeds(d: Path) -> dict:
     """A valid ``cells.jsonl`` (separate) and ``sampled.json`` (separate-sampled)."""
-    from experiments._resume_sampled import write_sampled
+    from networks.separation._sampled_resume import write_sampled
     from networks.separation import separate as S
 
     cells = d / "cells.jsonl"
@@ -111,7 +111,7 @@ def _resume_reader(name):
 
     def load(p):
         from experiments import sampled as E
-        from experiments._resume_sampled import read_sampled
+        from networks.separation._sampled_resume import read_sampled
         from networks.separation import separate as S
 
         box = p.parent / "resume"
