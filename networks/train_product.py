@@ -10,16 +10,20 @@ never the 4^n × d input array.  The same Adam as :func:`networks.train` (bias-c
 optional clipping to [-B, B]); a mini-batch variant samples pairs (a, b) from a fresh permutation
 of the 4^n pairs every epoch.  :func:`networks.train` stays the trainer for general inputs.
 
-Depth 3 (dims [d, w1, w2, 1]): the first layer in the same product form, the second layer a
-float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
+Depth 3 (dims [d, w1, w2, 1]): the first layer in the same product form; a full-batch ReLU
+epoch is one fused float32-lane numba pass over groups of pairs (the three w1 × w2 products
+register-blocked, :mod:`networks.product._kernels_train3`), the float64 reference a BLAS matmul
+over tiles of rows of the 2^n × 2^n × w1 activations
 (:func:`networks.reduction.product.depth3_pass`).
 
 Precision: a depth-2 ReLU full-batch epoch runs on float32 vector lanes by default
 (``precision="float32"``; pre-activations, ReLU and the sum over neurons in float32, the
 residual, the loss and every gradient accumulation in float64, see
 :mod:`networks.reduction._kernels_train32`); ``precision="float64"`` is the reference kernel.
-Everything else (other activations, mini-batches, depth 3, ``final_loss``, the returned
-network and every exact metric) is float64.
+A depth-3 ReLU full-batch epoch likewise runs on float32 lanes by default (the residual, the loss
+and every gradient sum in float64, :mod:`networks.product._kernels_train3`).  Everything else
+(other activations, mini-batches, ``final_loss``, the returned network and every exact metric) is
+float64.
 
 Robustness: epochs run in slices of rows (a Ctrl-C lands between slices, about 0.05 s apart),
 the time for ``epochs`` epochs is measured and refused above ``max_seconds`` and the memory is
@@ -229,13 +233,20 @@ def _gradient(params, sup, code, act, Y, n_blocks, batch=None, precision="float6
     return loss, [dW, u * Qa.sum(axis=0), Su, np.array([g_sum])]
 
 
-def _gradient3(params, sup, act, Y, batch=None, check=None):
-    """Depth 3: loss and [dW1, db1, dW2, db2, dv, dv0] (first layer in product form)."""
+def _gradient3(params, sup, act, Y, batch=None, check=None, precision="float64"):
+    """Depth 3: loss and [dW1, db1, dW2, db2, dv, dv0] (first layer in product form).
+
+    ``precision="float32"`` with ReLU and the full batch: the fused float32-lane pass
+    (:func:`networks.product._pass3.depth3_pass32`); otherwise the float64 tiles."""
     W1, b1, W2, b2, v, v0 = params
     m = sup.m
     A = np.ascontiguousarray(sup.XA @ W1[:, :m].T)
     Bc = np.ascontiguousarray(sup.XB @ W1[:, m:].T + b1)
-    if batch is None:
+    if batch is None and precision == "float32" and _activation_code(act) == 0:
+        from networks.product._pass3 import depth3_pass32
+
+        loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass32(A, Bc, W2, b2, v, v0[0], Y, check=check)
+    elif batch is None:
         loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass(A, Bc, W2, b2, v, v0[0], act, Y,
                                                       check=check)
     else:
@@ -276,7 +287,8 @@ def product_loss_and_gradient(network, instance, *, targets=None, precision="flo
     if getattr(network, "depth", None) == 3:
         p3 = depth3_parts(network, dim=sup.dim)
         params = _params3(p3)
-        loss, g = _gradient3(params, sup, p3.activation, Y)
+        loss, g = _gradient3(params, sup, p3.activation, Y,
+                             precision=_check_precision(precision))
         return loss, [(g[0], g[1]), (g[2], g[3]), (g[4][None, :], g[5])]
     parts = depth2_parts(network, dim=sup.dim)
     params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
@@ -327,7 +339,7 @@ def check_training_memory(sup, dims, batch_size=None) -> None:
 def _check_precision(precision) -> str:
     if precision not in PRECISIONS:
         raise InvalidNetworkError(f"precision must be one of {PRECISIONS} (the working precision "
-                                  f"of the depth-2 ReLU pass), got {precision!r}")
+                                  f"of the full-batch ReLU pass), got {precision!r}")
     return precision
 
 
@@ -410,9 +422,10 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     ----------
     network : networks.SigmaNetwork
         Depth 2 or 3, input dimension d = 2m of the instance; not modified.  Depth 3 (dims
-        [d, w1, w2, 1]): the first layer in product form (α(a) + β(b) + b1), the second layer
-        a float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
-        (:func:`networks.reduction.product.depth3_pass`), never the 4^n × d input.
+        [d, w1, w2, 1]): the first layer in product form (α(a) + β(b) + b1); a ReLU full-batch
+        epoch is one fused float32-lane pass (``precision="float32"``), otherwise the second
+        layer is a float64 BLAS matmul over tiles of rows of the 2^n × 2^n × w1 activations
+        (:func:`networks.reduction.product.depth3_pass`); never the 4^n × d input.
     instance : embeddings.HardInstance (or ProductSupport)
     targets : float64 (2^n, 2^n), optional
         Y[a, b] (rows = Alice); default IP(a, b) (f_d on the support).
@@ -430,8 +443,12 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     progress : bool
         Progress bar over epochs.
     precision : "float32" (default) or "float64"
-        Working precision of the full-batch pass of a depth-2 ReLU net (other activations,
-        depth 3 and mini-batches always run in float64).  "float32": pre-activations, ReLU
+        Working precision of the full-batch pass of a ReLU net, depth 2 or 3 (other
+        activations and mini-batches always run in float64).  Depth 3: layer-1 and layer-2
+        pre-activations, the masks and W2ᵀ·δ in float32 lanes, the residual, loss and every
+        gradient sum in float64 (:mod:`networks.product._kernels_train3`); gradient within
+        1e-4 relative (max-norm) of the float64 pass, about 1e-8 when both see the same
+        float32-rounded inputs (tests/test_train_product3_f32.py).  "float32": pre-activations, ReLU
         and the sum over neurons in float32 vector lanes, the residual, loss and every gradient
         accumulation in float64 (float32 partial sums over at most a few hundred terms first;
         :mod:`networks.reduction._kernels_train32`); measured 3.9-6.1x faster per epoch than
@@ -465,7 +482,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     if getattr(network, "depth", None) == 3:
         p3 = depth3_parts(network, dim=sup.dim)
         act, dims, params = p3.activation, [sup.dim, *p3.widths, 1], _params3(p3)
-        grad_fn = _Depth3Grad(sup, act)
+        grad_fn = _Depth3Grad(sup, act, _check_precision(precision))
     else:
         parts = depth2_parts(network, dim=sup.dim)
         act, dims = parts.activation, [sup.dim, parts.width, 1]
@@ -475,8 +492,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
                          betas, eps, mask, blas, sup, dims, act)
-    settings["precision"] = ("float32" if isinstance(grad_fn, _Depth2Grad) and grad_fn.code == 0
-                             and grad_fn.precision == "float32" else "float64")
+    settings["precision"] = grad_fn.full_batch_precision
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
     check_training_memory(sup, dims, batch_size)
@@ -512,6 +528,11 @@ class _Depth2Grad:
         self.sup, self.act, self.code, self.n_blocks = sup, act, _activation_code(act), _n_blocks(sup)
         self.precision = precision
 
+    @property
+    def full_batch_precision(self) -> str:
+        """The working precision of a full-batch epoch (float32 only for ReLU)."""
+        return "float32" if self.code == 0 and self.precision == "float32" else "float64"
+
     def __call__(self, params, Y, batch=None, precision=None, check=None):
         return _gradient(params, self.sup, self.code, self.act, Y,
                          0 if batch is not None else self.n_blocks, batch=batch,
@@ -534,22 +555,34 @@ class _Depth2Grad:
 
 def _final_loss(grad_fn, params, Y) -> float:
     """``final_loss`` always in float64 (the reference pass)."""
-    if isinstance(grad_fn, _Depth2Grad):
-        return grad_fn(params, Y, precision="float64")[0]
-    return grad_fn(params, Y)[0]
+    return grad_fn(params, Y, precision="float64")[0]
 
 
 class _Depth3Grad:
     """(params, Y, batch=None) -> (loss, grads) of a depth-3 net (first layer in product form)."""
 
-    def __init__(self, sup, act):
-        self.sup, self.act = sup, act
+    def __init__(self, sup, act, precision="float64"):
+        self.sup, self.act, self.precision = sup, act, precision
 
-    def __call__(self, params, Y, batch=None, check=None):
-        return _gradient3(params, self.sup, self.act, Y, batch=batch, check=check)
+    @property
+    def full_batch_precision(self) -> str:
+        """The working precision of a full-batch epoch (float32 only for ReLU)."""
+        return ("float32" if _activation_code(self.act) == 0 and self.precision == "float32"
+                else "float64")
+
+    def __call__(self, params, Y, batch=None, precision=None, check=None):
+        return _gradient3(params, self.sup, self.act, Y, batch=batch, check=check,
+                          precision=precision or self.precision)
 
     def warm_up(self, batch: bool) -> None:
-        """numpy only: nothing to compile."""
+        """Compile (or load from the cache) the float32 kernel on a 4 × 4 problem (the float64
+        path and mini-batches are numpy: nothing to compile)."""
+        if batch or self.full_batch_precision != "float32":
+            return
+        from networks.product._pass3 import depth3_pass32
+
+        z = np.zeros((4, 1))
+        depth3_pass32(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0, np.zeros((4, 4)))
 
 
 class _TimeLimit:
