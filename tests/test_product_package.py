@@ -58,3 +58,16 @@ def test_old_import_paths_are_the_same_objects():
     assert common.depth2_parts is parts.depth2_parts and common.frozen is parts.frozen
     import networks
     assert networks.train_product is prod.train_product
+
+
+def test_fwht_and_selfreduce_form_no_circle():
+    """fwht's least-k search and selfreduce share the twisted sums from networks.reduction.twisted;
+    fwht never imports selfreduce (not even inside a function)."""
+    red = ROOT / "networks" / "reduction"
+    fwht = set(full_imports(red / "fwht.py", "networks.reduction"))
+    twisted = set(full_imports(red / "twisted.py", "networks.reduction"))
+    assert not any(m.startswith("networks.reduction.selfreduce") for m in fwht | twisted)
+    assert "networks.reduction.twisted" in fwht
+    sr = importlib.import_module("networks.reduction.selfreduce")
+    tw = importlib.import_module("networks.reduction.twisted")
+    assert sr.twisted_sums is tw.twisted_sums and sr._Chunk is tw._Chunk
