@@ -67,12 +67,14 @@ def _table_numpy(A, B, c, scale, parts, n, store, V, stats, rows=None):
 _THREADED_TERMS = 1 << 20
 
 
-def _rows_on_threads(kernel, n_rows: int, terms: int) -> None:
+def _rows_on_threads(kernel, n_rows: int, terms: int, threshold: "int | None" = None) -> None:
     """``kernel(lo, hi)`` (a serial, GIL-free kernel over rows [lo, hi)) on every row, on
-    threads for large jobs (:func:`circuits.utils._threads.run_ranges`, the thread count from
-    the free CPUs); rows are independent, so the result does not depend on the threads."""
+    threads for jobs of at least ``threshold`` terms (default :data:`_THREADED_TERMS`;
+    :func:`circuits.utils._threads.run_ranges`, the thread count from the free CPUs); rows are
+    independent, so the result does not depend on the threads."""
     from circuits.utils._threads import run_ranges, work_threads
-    threads = work_threads(n_rows) if terms >= _THREADED_TERMS else 1
+    limit = _THREADED_TERMS if threshold is None else threshold
+    threads = work_threads(n_rows) if terms >= limit else 1
     if threads == 1:
         kernel(0, n_rows)
         return

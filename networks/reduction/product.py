@@ -14,10 +14,20 @@ from networks.product.depth3 import (DEPTH3_TILE_ELEMENTS, Depth3Parts, _deriv, 
                                      depth3_parts, depth3_pass)
 from networks.product.support import (MAX_TABLE_BITS, ProductSupport, _activation_code,  # noqa: F401
                                       check_table_memory, ip_signs, product_support)
+from networks.product import tables as _product_tables
 from networks.product.tables import (SupportMetrics, _metrics, _parts_tables,  # noqa: F401
-                                     _rows_on_threads, _table_numpy, _tables, original_tables,
+                                     _table_numpy, _tables, original_tables,
                                      quantised_tables, support_metrics, value_table)
 from networks.reduction import _kernels
+
+#: Chain tables below this many (row, column, group) terms run in the calling thread.
+_THREADED_TERMS = _product_tables._THREADED_TERMS
+
+
+def _rows_on_threads(kernel, n_rows: int, terms: int) -> None:
+    """:func:`networks.product.tables._rows_on_threads` with this module's threshold."""
+    _product_tables._rows_on_threads(kernel, n_rows, terms, threshold=_THREADED_TERMS)
+
 
 __all__ = ["ProductSupport", "product_support", "ip_signs", "value_table", "SupportMetrics",
            "support_metrics", "check_table_memory", "chain_table", "staircase_table",
