@@ -19,9 +19,9 @@ Precision of each step: α, β + b1 in float64 (BLAS, by the wrapper), then roun
 z1, h1, z2 (fused multiply-adds, neurons of layer 1 in order, 4 per step), N's sum over layer 2
 and W2ᵀ d2 in float32; v0 + N, the residual, r², g and their sums over pairs in float64 (per
 column, rows in order); g rounded to float32 for the lanes; the masks exact on the float32
-values; dW2 in float32 over the pairs of one group (≤ GROUP_FLOATS / w1 pairs), then float64;
-dv, db2 and Qa in float64; Qb in
-float32 over the rows of one group, then float64 per block of rows.
+values; dW2 in float32 over the pairs of one group (at most max(TILE, GROUP_FLOATS / w1)
+pairs), then float64; dv, db2 and Qa in float64; Qb in float32 over the rows of one group, then
+float64 per block of rows.
 
 Floating-point flags: ``contract`` in the products (fixed order), ``reassoc`` only in the
 reductions over pairs (:func:`_outer`, :func:`_head`, :func:`_qsums`), which split a sum into
