@@ -16,6 +16,10 @@ Candidates:
 - ``f64``: this tree, ``precision="float64"`` (depth 2 only): the reference path, sliced.
 - ``prev`` (with ``--previous COMMIT``, depth 2 only): the float32 trainer at that commit, to
   show one step of the work (its ratio is still against ``base``).
+- ``old3`` (T2 only): the depth-3 product-form trainer at ``--t2-baseline`` (default c59d344,
+  float64 BLAS tiles); T2's ``f32`` (the fused float32-lane depth-3 pass) is also given as a
+  ratio against it (``ratio_vs_old3``).  At n = 12 only ``old3`` and ``f32`` run (the explicit
+  support does not fit), with ``--epochs-n12`` timed epochs per child.
 
     python benchmarks/bench_train_product.py                      # T1 and T2, 3 rounds
     python benchmarks/bench_train_product.py --only t1 --rounds 5
@@ -37,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import ROOT, machine_info, run_child, write_results  # noqa: E402
 
 T1 = [(10, 100), (12, 12), (12, 144)]
-T2 = [(10, (10, 11)), (10, (100, 10))]
+T2 = [(10, (10, 11)), (10, (100, 10)), (12, (144, 12))]
+#: T2 rows whose explicit-support baseline does not fit in memory (4^12 × d float64 inputs).
+NO_EXPLICIT_ABOVE = 10
 PEAK_S = 0.15                                   # T1 limit at (12, 144), BENCHMARKS.md
 PEAK_TERMS = 4 ** 12 * 144
 
@@ -72,8 +78,9 @@ else:
                                       np.array(l.bias))]
     adam = tp._Adam(params, 1e-3, (0.9, 0.999), 1e-8, None, None)
     if len(widths) == 2:
+        kw3 = {{"precision": mode}} if "precision" in inspect.signature(tp._gradient3).parameters else {{}}
         def grad():
-            return tp._gradient3(params, sup, net.activation, Y)
+            return tp._gradient3(params, sup, net.activation, Y, **kw3)
     else:
         kw = {{"precision": mode}} if "precision" in inspect.signature(tp._gradient).parameters else {{}}
         code, nb = tp._activation_code(net.activation), tp._n_blocks(sup)
@@ -117,12 +124,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-f64", action="store_true", help="skip this tree's float64 path")
     ap.add_argument("--previous", default=None,
                     help="also time the float32 trainer at this commit (candidate 'prev')")
+    ap.add_argument("--t2-baseline", default="c59d344",
+                    help="commit of the depth-3 trainer T2's f32 is compared with (candidate old3)")
+    ap.add_argument("--epochs-n12", type=int, default=1, help="timed epochs per child, T2 at n = 12")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results_train_product.json")
     args = ap.parse_args(argv)
     if args.rounds < 3:
         ap.error("--rounds must be >= 3")
     base = baseline_tree(args.baseline, args.baseline_root)
     prev = baseline_tree(args.previous, None) if args.previous else None
+    old3 = baseline_tree(args.t2_baseline, None) if args.only in ("t2", "all") else None
     work = []
     if args.only in ("t1", "all"):
         work += [("T1", n, (w,)) for n, w in T1]
@@ -133,6 +144,12 @@ def main(argv=None) -> int:
     for label, n, widths in work:
         cands = {"base": (str(base), "explicit" if len(widths) == 2 else "float64"),
                  "f32": (str(ROOT), "float32")}
+        epochs = args.epochs
+        if len(widths) == 2:
+            cands["old3"] = (str(old3), "float64")
+            if n > NO_EXPLICIT_ABOVE:
+                del cands["base"]
+                epochs = args.epochs_n12
         if len(widths) == 1 and not args.no_f64:
             cands["f64"] = (str(ROOT), "float64")
         if len(widths) == 1 and prev is not None:
@@ -141,7 +158,7 @@ def main(argv=None) -> int:
         for _ in range(args.rounds):
             for name, (root, mode) in cands.items():
                 code = CHILD.format(root=root, n=n, widths=list(widths), mode=mode,
-                                    epochs=args.epochs)
+                                    epochs=epochs)
                 runs[name].append(run_child(code, env={"OMP_NUM_THREADS": "1"}))
         row = {"workload": label, "n": n, "widths": list(widths), "load_before": os.getloadavg()}
         for name, rs in runs.items():
@@ -152,8 +169,10 @@ def main(argv=None) -> int:
                          "loss_after": rs[-1]["losses"][-1],
                          "peak_rss_bytes": max(r["peak_rss_bytes"] for r in rs)}
         for name in cands:
-            if name != "base":
+            if name != "base" and "base" in cands:
                 row[name]["ratio_vs_base"] = row["base"]["median_s"] / row[name]["median_s"]
+        if "old3" in cands:
+            row["f32"]["ratio_vs_old3"] = row["old3"]["median_s"] / row["f32"]["median_s"]
         if len(widths) == 1:
             limit = PEAK_S * (4 ** n * widths[0]) / PEAK_TERMS
             row["limit_s"] = limit
@@ -167,6 +186,8 @@ def main(argv=None) -> int:
                  f"(first {r['first_s']:.3g} s)")
             if "ratio_vs_base" in r:
                 s += f" ×{r['ratio_vs_base']:.2f}"
+            if "ratio_vs_old3" in r:
+                s += f" ×{r['ratio_vs_old3']:.2f} vs old3"
             if "fraction_of_limit" in r:
                 s += f" {100 * r['fraction_of_limit']:.0f}% of limit"
             parts.append(s)
@@ -174,6 +195,7 @@ def main(argv=None) -> int:
         print(line, flush=True)
         lines.append(line)
     out = {"command": " ".join([sys.executable, *sys.argv]), "baseline": args.baseline,
+           "t2_baseline": args.t2_baseline,
            "previous": args.previous,
            "machine": machine_info(), "load_start": load0, "load_end": os.getloadavg(),
            "rounds": args.rounds, "epochs_per_child": args.epochs, "results": results}

@@ -11,7 +11,8 @@ from networks.activations import (ACTIVATIONS, Activation, get_activation, regis
 from networks.sigma import DenseLayer, SigmaNetwork, random_network
 from networks import constructions, legendre
 from networks.train import TrainOptions, TrainResult, loss_and_gradient, mse, train
-from networks.train_product import product_loss_and_gradient, train_product
+from networks import product
+from networks.train_product import product_loss_and_gradient, train_product  # after: binds the function
 from networks import reduction
 from networks import interop
 from networks.reduction import (ReductionReport, certify, quantise, reduce_network, self_reduce,
@@ -24,6 +25,6 @@ __all__ = [
     "constructions", "legendre", "interop",
     "TrainOptions", "TrainResult", "loss_and_gradient", "mse", "train", "train_product",
     "product_loss_and_gradient",
-    "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
+    "product", "reduction", "ReductionReport", "reduce_network", "staircase", "quantise", "threshold_circuit",
     "self_reduce", "certify", "value_table", "support_metrics",
 ]

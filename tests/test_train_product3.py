@@ -88,7 +88,7 @@ def test_depth3_train_product_equals_train_full_batch():
     X, _, y = inst.support()
     net = _net3(inst.dim, 8, 6, "relu", seed=2)
     r0 = train(net, X, y.astype(float), epochs=25, lr=0.01, patience=None)
-    r1 = train_product(net, inst, epochs=25, lr=0.01, patience=None)
+    r1 = train_product(net, inst, epochs=25, lr=0.01, patience=None, precision="float64")
     assert r1.network.dims == net.dims
     for a, b in zip(r0.network.layers, r1.network.layers):
         assert np.abs(a.weights - b.weights).max() <= 1e-10

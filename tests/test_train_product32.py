@@ -1,4 +1,4 @@
-"""The float32-lane product-form pass of depth-2 ReLU training (networks.reduction._kernels_train32):
+"""The float32-lane product-form pass of depth-2 ReLU training (networks.product._kernels_train32):
 against its naive twin on every pair (small n), against the float64 pass on random nets (several
 tiles, slices, blocks, widths that are no multiple of a vector), with negative controls."""
 

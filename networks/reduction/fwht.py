@@ -19,6 +19,8 @@ import numpy as np
 
 from circuits.analysis import walsh_hadamard_
 from circuits.utils.errors import DimensionError
+from networks.reduction.product import ip_signs
+from networks.reduction.twisted import twisted_sums
 
 __all__ = ["ShiftConvolution", "ShiftSequence", "LeastK", "least_working_k", "DIRECT_BUDGET"]
 
@@ -170,8 +172,6 @@ def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET,
     prefix margin in one pass); beyond, k doubles until the margin is positive, then bisection
     on (last failing, first working] with FWHT evaluations.
     """
-    from networks.reduction.selfreduce import twisted_sums
-
     V = np.asarray(V, dtype=np.float64)
     n = int(V.shape[0]).bit_length() - 1
     seq = shifts if isinstance(shifts, ShiftSequence) else ShiftSequence.of(shifts, n)
@@ -183,8 +183,6 @@ def least_working_k(V, shifts, *, direct_budget: int = DIRECT_BUDGET,
     if pos.size:
         return LeastK(int(pos[0]) + 1, "prefix scan", k_direct, k_direct, prefix)
     if conv is None:
-        from networks.reduction.product import ip_signs
-
         conv = ShiftConvolution(ip_signs(n) * V)
     evaluated = []
 
