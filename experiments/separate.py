@@ -198,6 +198,21 @@ def run(args) -> dict:
             "seconds": time.perf_counter() - t0}
 
 
+#: Fields that hold wall-clock times or the environment: everything else in separate.json is a
+#: bit-exact function of the command (same options, seeds and code), whatever the thread counts.
+NOT_REPRODUCED = ("seconds", "versions", "out")
+
+
+def reproducible(record):
+    """``record`` without the fields of :data:`NOT_REPRODUCED` (at any depth): two runs of the
+    same command give equal results, bit for bit (tests/test_separate_repro.py)."""
+    if isinstance(record, dict):
+        return {k: reproducible(v) for k, v in record.items() if k not in NOT_REPRODUCED}
+    if isinstance(record, list):
+        return [reproducible(v) for v in record]
+    return record
+
+
 def caption(table, held) -> str:
     """What the figure shows, in words, from the numbers (including "no difference")."""
     v = table["verdict"]

@@ -24,7 +24,7 @@ def heldout_split(n: int, target: str, width, *, seed: int = 0, epochs: int = 60
     from networks.train import train
 
     n = check_int(n, name="n", minimum=1, maximum=8, what="bits per party (explicit points)")
-    from networks.separation.separate import width_of
+    from networks.separation.separate import pinned_threads, width_of
 
     w = width_of(width, n)
     inst = HardInstance(n, seed=base_seed)
@@ -37,14 +37,15 @@ def heldout_split(n: int, target: str, width, *, seed: int = 0, epochs: int = 60
     tr, te = perm[: idx.size // 2], perm[idx.size // 2:]
     net0 = SigmaNetwork.random([inst.dim, w, 1], "relu", seed=seed, bias_scale=0.5)
     t0 = time.perf_counter()
-    res = train(net0, sup.points[tr], y[tr], epochs=epochs, lr=lr, patience=100, tol=1e-7)
     out = {}
-    for name, part in (("train", tr), ("test", te)):
-        v = res.network(sup.points[part])
-        mse = float(np.mean((v - y[part]) ** 2))
-        var = float(np.var(y[part]))
-        out[f"{name}_mse"] = mse
-        out[f"{name}_r2"] = 1.0 - mse / var if var > 0 else None
+    with pinned_threads():                   # bit-reproducible whatever the thread settings
+        res = train(net0, sup.points[tr], y[tr], epochs=epochs, lr=lr, patience=100, tol=1e-7)
+        for name, part in (("train", tr), ("test", te)):
+            v = res.network(sup.points[part])
+            mse = float(np.mean((v - y[part]) ** 2))
+            var = float(np.var(y[part]))
+            out[f"{name}_mse"] = mse
+            out[f"{name}_r2"] = 1.0 - mse / var if var > 0 else None
     out.update(n=n, target=target, rule=str(width), width=w, seed=seed,
                epochs=res.history["epochs"], seconds=time.perf_counter() - t0)
     return out
