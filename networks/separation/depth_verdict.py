@@ -138,7 +138,11 @@ def _depth_gain(summary, *, kind3, kind2, hard, control, label):
             tol = _spread(s3, s2, c3, c2) + MARGIN
             ok = g > tol and g - gc > tol
             text += (f"; on {control}: {_ra(c3):.4f} vs {_ra(c2):.4f}, gain {gc:+.4f}; "
-                     f"tolerance {tol:.3f} -> {'depth helps IP beyond memorising' if ok else 'no depth gain beyond the control'}")
+                     f"tolerance {tol:.3f} -> " + ("depth helps IP beyond memorising" if ok else
+                                                   "no depth gain beyond the control"))
+            if ok and any(s.get("still_improving") for s in (s3, s2, c3, c2)):
+                ok = None                   # a gain of speed, not of what is reached
+                text += " (undecided: a net was still improving at the end of its budget)"
         else:
             ok = None
             text += f"; no {control} control at these widths: cannot isolate depth"
@@ -148,10 +152,13 @@ def _depth_gain(summary, *, kind3, kind2, hard, control, label):
             last[key] = (n, ok)
     if not detail:
         return None
+    finals = [ok for _, ok in last.values()]
     if not have_control:
         status = "undecided"
+    elif any(ok for ok in finals):
+        status = "holds"
     else:
-        status = "holds" if any(ok for _, ok in last.values()) else "fails"
+        status = "undecided" if any(ok is None for ok in finals) else "fails"
     return status, detail
 
 
@@ -282,8 +289,13 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
 
     shown = [k for k, c in cl.items() if c["isolates_depth"] and c["status"] == "holds"]
     findings = _findings(cl, summary, hard)
+    open_ = [f"{k} undecided" for k, c in cl.items() if c["isolates_depth"]
+             and c["status"] == "undecided" and k != "depth2_upper_bound"]
     if shown:
         headline = "separation shown: " + "; ".join(cl[k]["name"] for k in shown)
+    elif open_:
+        headline = ("depth not decided by this run: " + "; ".join(open_ + findings)
+                    + " (see the clauses)")
     elif findings:
         headline = "no depth separation in this run: " + "; ".join(findings)
     else:
