@@ -322,7 +322,8 @@ def _findings(cl, summary, hard) -> list:
     elif no_gain:
         out.append("trained depth 3 gains no more on IP than on random labels")
     if cl.get("depth_gain_curriculum", {}).get("status") == "fails":
-        out.append("the ip_j curriculum helps both depths alike")
+        out.append("with the ip_j curriculum depth 3 gains no more over depth 2 on IP than on "
+                   "random labels, beyond the seed spread")
     if cl.get("target_gap_depth2", {}).get("status") == "holds":
         out.append("depth-2 target gap: MAJ∘AND is learnt, IP is not")
     if cl.get("exact_depth3", {}).get("status") == "holds":

@@ -169,6 +169,13 @@ def verdict(n: int, est: dict, *, delta: "float | None" = None) -> dict:
                 "rho_h_per_norm": None, "certified": False, "text": f"{gap}: not yet (P = 0)"}
     cov, t = centred_interval(est, delta)
     r, t = cov / P, t / P
+    if target == "ip":                    # the theorem applied to an IP net: a bug check only
+        inside = abs(r) - t <= K
+        return {"ceiling_per_norm": K, "cov_per_norm": r, "ci_per_norm": t,
+                "rho_h_per_norm": est["rho_h"]["mean"] / P, "certified": False,
+                "text": (f"IP net (a check of the theorem, not evidence): |Cov(S,h)|/P − CI = "
+                         f"{abs(r) - t:.4f} {'<=' if inside else '>'} centred ceiling {K:.4f}"
+                         + ("" if inside else ": VIOLATES the proven ceiling, a bug"))}
     ok = r - t > K
     return {"ceiling_per_norm": K, "cov_per_norm": r, "ci_per_norm": t,
             "rho_h_per_norm": est["rho_h"]["mean"] / P, "certified": bool(ok),
