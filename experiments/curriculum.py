@@ -1,5 +1,8 @@
 """E25 (``depthsep separate --curriculum``): the learnability control of E23.
 
+    depthsep separate --curriculum --n 4..7            # the recorded run (about 6 min)
+    depthsep separate --curriculum --n 8 --seeds 1     # one more n, resumable
+
 Trains depth 3 (default widths (2n, n + 1)) and depth 2 of the same parameter count along the
 ip_j dial ip_1 → … → ip_n (each stage warm-started from the last), next to the same nets trained
 cold on IP and on random labels for the same total budget
@@ -14,9 +17,69 @@ IP than on random labels.  Cells are appended to ``<out>/curriculum_cells.jsonl`
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
+
+if __package__ in (None, ""):                      # `python experiments/curriculum.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+MAX_N = 12
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="depthsep separate --curriculum", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=str, default="4..7",
+                   help=f"n (bits per party): a list 4,6 or a range 4..7, 2..{MAX_N}; default 4..7")
+    p.add_argument("--depth3", type=str, default="2n:n+1",
+                   help="depth-3 widths w1:w2 (polynomials of n); depth 2 gets the same "
+                        "parameter count; default 2n:n+1")
+    p.add_argument("--seeds", type=int, default=2, help="inits per net; default 2")
+    p.add_argument("--epochs", type=int, default=300,
+                   help="Adam epochs per stage (cold rows: n times this); default 300")
+    p.add_argument("--lr", type=float, default=0.003, help="Adam step size; default 0.003")
+    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
+    p.add_argument("--signal-inits", type=int, default=8,
+                   help="random inits averaged for the gradient signal; default 8")
+    p.add_argument("--fresh", action="store_true",
+                   help="ignore <out>/curriculum_cells.jsonl and recompute every cell")
+    p.add_argument("--out", type=Path, default=Path("results/curriculum"),
+                   help="output directory; default results/curriculum")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-plot", action="store_true", help="skip the PNGs")
+    return p
+
+
+def parse_args(argv=None):
+    from circuits.utils.cli import check_output_dir, int_list
+    from networks.separation.separate import width_of
+
+    p = build_parser()
+    args = p.parse_args(argv)
+    args.n = int_list(args.n, "--n", p, ranges=True)
+    if min(args.n) < 2 or max(args.n) > MAX_N:
+        p.error(f"--n values must lie in 2..{MAX_N} (the curriculum needs ip_1 and ip_2; the "
+                f"table has 4^n pairs), got {args.n}")
+    pair = tuple(x.strip() for x in args.depth3.split(":"))
+    if len(pair) != 2:
+        p.error(f"--depth3 must be one pair w1:w2 like 2n:n+1, got {args.depth3!r}")
+    for rule in pair:
+        try:
+            width_of(rule, 4)
+        except Exception as exc:  # noqa: BLE001 -- width_of's message names the expected form
+            p.error(f"--depth3: {exc}")
+    args.depth3 = [pair]
+    for name in ("seeds", "epochs", "signal_inits"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if not args.lr > 0:
+        p.error(f"--lr must be > 0, got {args.lr}")
+    if args.seed < 0:
+        p.error(f"--seed must be >= 0, got {args.seed}")
+    args.out = str(check_output_dir(p, args.out))
+    return args
 
 
 def run(args) -> dict:
@@ -30,8 +93,7 @@ def run(args) -> dict:
     resume = out / "curriculum_cells.jsonl"
     if args.fresh and resume.exists():
         resume.unlink()
-    depth3 = args.depth3[0] if args.depth3 else ("2n", "n+1")
-    table = curriculum_table([n for n in args.n if n >= 2], depth3=depth3, seeds=args.seeds,
+    table = curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
                              base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
                              progress=not args.no_progress)
     t1 = time.perf_counter()
@@ -170,11 +232,13 @@ def plot(record, out: Path) -> list:
     return paths
 
 
-def main(args) -> int:
-    """Run E25 for parsed ``depthsep separate --curriculum`` arguments; 0 on success."""
+def main(argv=None) -> int:
+    """``depthsep separate --curriculum``: run E25, print its table and verdict, write the
+    record and the figures; 0 on success."""
     from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
 
+    args = parse_args(argv)
     try:
         record = run(args)
     except KeyboardInterrupt:
@@ -195,3 +259,7 @@ def main(args) -> int:
     print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells from "
           f"the resume file)")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

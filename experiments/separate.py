@@ -65,17 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "--full)")
     p.add_argument("--depth3", type=str, default=None,
                    help="trained depth-3 width pairs w1:w2 (depth 2 of the same parameter count "
-                        "is added); default n:n+1,n^2:n (2n:n+1 with --curriculum); 'none' for "
-                        "none")
+                        "is added); default n:n+1,n^2:n; 'none' for none")
     p.add_argument("--curriculum", action="store_true",
-                   help="E25 instead of E23: train depth 3 and depth 2 of equal parameter count "
-                        "along ip_1 -> ... -> ip_n (warm-started stages) next to cold IP and "
+                   help="E25 instead of E23 (`depthsep separate --curriculum`, its own options: "
+                        "`depthsep separate --curriculum --help`): depth 3 and depth 2 of "
+                        "equal parameter count trained along ip_1 -> ... -> ip_n, with cold and "
                         "random-label controls, and the exact gradient signal at "
-                        "initialisation; --epochs is then per stage (default 300), --lr "
-                        "default 0.003, --seeds default 2")
-    p.add_argument("--signal-inits", type=int, default=8,
-                   help="random inits averaged for the gradient signal (--curriculum); "
-                        "default 8")
+                        "initialisation")
     p.add_argument("--depth3-max-n", type=int, default=None,
                    help="train depth 3 only for n up to this; default 6 (10 with --full)")
     p.add_argument("--seeds", type=int, default=None,
@@ -83,8 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=None,
                    help="full-batch Adam epoch budget (stops early when the loss stalls); "
                         "default 1000 (5000 with --full)")
-    p.add_argument("--lr", type=float, default=None,
-                   help="Adam step size; default 0.02 (0.003 with --curriculum)")
+    p.add_argument("--lr", type=float, default=0.02, help="Adam step size; default 0.02")
     p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
     p.add_argument("--heldout-n", type=str, default="4,5,6",
                    help="n for the held-out figure (train on half the pairs, test on the other "
@@ -127,12 +122,13 @@ def parse_args(argv=None):
         p.error("--targets must name at least one target")
     widths = args.widths or ("n,n^2,n^3" if args.full else "n,n^2")
     args.widths = [w.strip() for w in widths.split(",") if w.strip()]
+    if args.curriculum:
+        p.error("--curriculum is E25, run by `depthsep separate --curriculum` "
+                "(python -m experiments.curriculum)")
     if args.depth3 is None:
-        args.depth3 = "2n:n+1" if args.curriculum else "n:n+1,n^2:n"
+        args.depth3 = "n:n+1,n^2:n"
     d3 = [] if args.depth3.strip().lower() == "none" else [
         tuple(x.strip() for x in pair.split(":")) for pair in args.depth3.split(",") if pair.strip()]
-    if args.curriculum and len(d3) != 1:
-        p.error(f"--curriculum takes one depth-3 width pair w1:w2, got {args.depth3!r}")
     for rule in args.widths + [r for pair in d3 for r in pair]:
         try:
             width_of(rule, 4)
@@ -144,11 +140,7 @@ def parse_args(argv=None):
     args.depth3_max_n = args.depth3_max_n if args.depth3_max_n is not None else (
         10 if args.full else 6)
     args.seeds = args.seeds if args.seeds is not None else (3 if args.full else 2)
-    args.epochs = args.epochs if args.epochs is not None else (
-        300 if args.curriculum else 5000 if args.full else 1000)
-    args.lr = args.lr if args.lr is not None else (0.003 if args.curriculum else 0.02)
-    if args.signal_inits < 1:
-        p.error(f"--signal-inits must be >= 1, got {args.signal_inits}")
+    args.epochs = args.epochs if args.epochs is not None else (5000 if args.full else 1000)
     for name in ("seeds", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be >= 1, got {getattr(args, name)}")
@@ -392,10 +384,6 @@ def main(argv=None) -> int:
     from circuits.utils.files import write_json_atomic
 
     args = parse_args(argv)
-    if args.curriculum:
-        from experiments import curriculum
-
-        return curriculum.main(args)
     try:
         record = run(args)
     except KeyboardInterrupt:

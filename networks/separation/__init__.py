@@ -45,6 +45,5 @@ __all__ = ["PREDICTION", "explicit_ip_j", "heldout_split", "path_norm", "separat
 
 from networks.separation.reduction_run import ReductionRun, reduction_run  # noqa: E402
 from networks.separation.curriculum import curriculum_table  # noqa: E402
-from networks.separation.gradient_signal import gradient_signal  # noqa: E402
 
-__all__ += ["ReductionRun", "reduction_run", "curriculum_table", "gradient_signal"]
+__all__ += ["ReductionRun", "reduction_run", "curriculum_table"]
