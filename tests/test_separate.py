@@ -292,3 +292,15 @@ def test_resume_keys_name_every_setting_that_changes_a_cell(tmp_path):
     S.separation_table([3], epochs=30, base_seed=0, **kw)
     assert S.separation_table([3], epochs=30, base_seed=1, **kw)["resumed"] == 0
     assert S.separation_table([3], epochs=40, base_seed=0, **kw)["resumed"] == 2   # exact3, floor
+
+
+def test_help_states_one_default_n_range():
+    from experiments import separate as E
+
+    text = E.build_parser().format_help()
+    lo, hi = E.DEFAULT_N[0], E.DEFAULT_N[-1]
+    assert f"n = {lo}..{hi}, 2 seeds: the default run" in text
+    assert "default " + ",".join(map(str, E.DEFAULT_N)) in " ".join(text.split())
+    import re
+
+    assert not [m for m in re.findall(r"n = (\d+)\.\.(\d+), 2 seeds", text) if m != (str(lo), str(hi))]
