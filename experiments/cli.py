@@ -61,6 +61,11 @@ EXPERIMENTS = {
         "experiments.sampled",
         "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24 (issue 22)",
     ),
+    "separate-curriculum": (
+        "experiments.curriculum",
+        "E25: the ip_j curriculum, depth 3 vs depth 2 at equal parameter count, and the "
+        "gradient signal at initialisation (also `depthsep separate --curriculum`)",
+    ),
     "least-circuit": (
         "experiments.least_circuit",
         "least THR o THR circuit of a small function, proved by CP-SAT (issue 21)",
@@ -628,6 +633,9 @@ def _main(argv: list) -> int:
     if command == "separate" and "--sampled" in rest:
         # `depthsep separate --sampled ...` is the sampled mode (E24) of the same experiment
         command, rest = "separate-sampled", [a for a in rest if a != "--sampled"]
+    if command == "separate" and "--curriculum" in rest:
+        # `depthsep separate --curriculum ...` is E25, the learnability control of E23
+        command, rest = "separate-curriculum", [a for a in rest if a != "--curriculum"]
     from circuits.utils.errors import DepthsepError
 
     try:

@@ -6,8 +6,14 @@ threshold on top: the control that *can* separate) and against random labels (ha
 depth: a control that cannot separate), and puts two training-free references next to them: the
 exact depth-3 construction (ρ = 1) and the explicit depth-2 IP_j net of width j·2^{j−1} (ρ = 2^{j−n}
 exactly, the floor a trained depth-2 net of that width should reach on IP).  All metrics are exact
-averages over the 4^n pairs.  The prediction is stated before the run and checked after it
-(networks.separation.separate.PREDICTION); a failed clause is reported, not tuned away.
+averages over the 4^n pairs; every depth-3 width pair gets a depth-2 net of the same parameter
+count.  The prediction is stated before the run and checked after it
+(networks.separation.separate.PREDICTION); a failed clause is reported, not tuned away.  The
+verdict keeps expressivity (what exists: the exact depth-3 net against the best depth-2 net
+known, scale-free) apart from learnability (what training finds: depth 3 against depth 2 of equal
+parameter count, each against random labels) and prints "separation shown" only when a clause
+that isolates depth holds; its headline is the figure's title.  The same command and seeds give
+the same separate.json bit for bit (less wall-clock times), whatever the thread settings.
 
 Every cell (target × depth × width × seed × n) is independent and is appended to
 ``<out>/cells.jsonl`` as it finishes: run the same command again to continue after Ctrl-C or a
@@ -15,16 +21,18 @@ kill (``--fresh`` starts over).  ``--executor threads|processes`` or ``--schedul
 (Dask) run cells in parallel, one cell per task.
 
 Outputs in ``--out`` (default results/separate): ``separate.json`` (rows, summary, verdict,
-settings, versions; atomic), ``separate.png`` (R² against n, one panel per width rule),
+settings, versions; atomic), ``separate.png`` (best-affine R² against n, one panel per width
+rule and one per depth-3 width pair),
 ``cells.jsonl`` (the resume file).
 
 Examples
 --------
-    depthsep separate                                  # n = 4..7, 2 seeds: the default run
+    depthsep separate                                  # n = 4..8, 2 seeds: the default run
     depthsep separate --n 8,9,10 --seeds 3 --out results/sep-large
     depthsep separate --full --out results/separate-full   # n = 4..12, 3 seeds, n, n^2, n^3
     depthsep separate --targets ip,majand,ip_3,thr --widths n,2n
     depthsep separate --sampled --n 14..24                 # past exhaustive sizes (E24)
+    depthsep separate --curriculum --n 4..7                # E25: the ip_j curriculum, depth 2 vs 3
 """
 
 from __future__ import annotations
@@ -63,8 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--widths", type=str, default=None,
                    help="depth-2 width rules, polynomials of n: default n,n^2 (n,n^2,n^3 with "
                         "--full)")
-    p.add_argument("--depth3", type=str, default="n:n+1,n^2:n",
-                   help="trained depth-3 width pairs w1:w2; default n:n+1,n^2:n; 'none' for none")
+    p.add_argument("--depth3", type=str, default=None,
+                   help="trained depth-3 width pairs w1:w2 (depth 2 of the same parameter count "
+                        "is added); default n:n+1,n^2:n; 'none' for none")
+    p.add_argument("--curriculum", action="store_true",
+                   help="E25 instead of E23 (`depthsep separate --curriculum`, its own options: "
+                        "`depthsep separate --curriculum --help`): depth 3 and depth 2 of "
+                        "equal parameter count trained along ip_1 -> ... -> ip_n, with cold and "
+                        "random-label controls, and the exact gradient signal at "
+                        "initialisation")
     p.add_argument("--depth3-max-n", type=int, default=None,
                    help="train depth 3 only for n up to this; default 6 (10 with --full)")
     p.add_argument("--seeds", type=int, default=None,
@@ -115,6 +130,11 @@ def parse_args(argv=None):
         p.error("--targets must name at least one target")
     widths = args.widths or ("n,n^2,n^3" if args.full else "n,n^2")
     args.widths = [w.strip() for w in widths.split(",") if w.strip()]
+    if args.curriculum:
+        p.error("--curriculum is E25, run by `depthsep separate --curriculum` "
+                "(python -m experiments.curriculum)")
+    if args.depth3 is None:
+        args.depth3 = "n:n+1,n^2:n"
     d3 = [] if args.depth3.strip().lower() == "none" else [
         tuple(x.strip() for x in pair.split(":")) for pair in args.depth3.split(",") if pair.strip()]
     for rule in args.widths + [r for pair in d3 for r in pair]:
@@ -204,20 +224,31 @@ def run(args) -> dict:
             "seconds": time.perf_counter() - t0}
 
 
+#: Fields that hold wall-clock times or the environment: everything else in separate.json is a
+#: bit-exact function of the command (same options, seeds and code), whatever the thread counts.
+NOT_REPRODUCED = ("seconds", "versions", "out")
+
+
+def reproducible(record):
+    """``record`` without the fields of :data:`NOT_REPRODUCED` (at any depth): two runs of the
+    same command give equal results, bit for bit (tests/test_separate_repro.py)."""
+    if isinstance(record, dict):
+        return {k: reproducible(v) for k, v in record.items() if k not in NOT_REPRODUCED}
+    if isinstance(record, list):
+        return [reproducible(v) for v in record]
+    return record
+
+
 def caption(table, held) -> str:
     """What the figure shows, in words, from the numbers (including "no difference")."""
     v = table["verdict"]
-    cl = v["clauses"]
-    bits = ["R² = 1 − MSE/Var(y) of the best seed, exact on all 4^n pairs of μ₀; depth 2 trained "
-            "at the width rule of each panel, depth 3 trained at (n, n+1) and (n², n), the exact "
-            "depth-3 construction at (n, n+1), and the explicit depth-2 IP_j net (squared "
-            "correlation, its best affine rescaling) as the floor."]
-    for name in ("hard", "easy", "depth3", "depth3_trained", "control", "budget"):
-        if name in cl:
-            bits.append(f"{name}: {cl[name]['status']} — " + "; ".join(cl[name]["detail"]))
-    if "control" in cl and cl["control"]["status"] == "holds":
-        bits.append("random labels = IP for depth 2, as predicted: random labels cannot "
-                    "separate depth 2 from depth 3.")
+    bits = ["Best-affine R² (scale-free: the squared correlation of the net with the target) of "
+            "the best seed, exact on all 4^n pairs of μ₀; depth-2 panels: trained nets at the "
+            "panel's width rule and the explicit depth-2 IP_j floor; depth-3 panel: trained "
+            "depth 3 and the exact depth-3 construction, with depth 2 of equal parameter count."]
+    bits.append("verdict: " + v["headline"] + ".")
+    for name, c in v["clauses"].items():
+        bits.append(f"{name} ({c.get('family', '-')}): {c['status']} — " + "; ".join(c["detail"]))
     if held:
         bits.append("held-out (train on half the pairs, test on the other half, width n²): " +
                     ", ".join(f"{h['target']} n={h['n']}: test R² {h['test_r2']:.3f}"
@@ -230,28 +261,35 @@ def _f(v, spec):
 
 
 def table_text(record) -> str:
-    head = (f"{'n':>2} {'kind':>6} {'target':>7} {'width':>10} {'seeds':>5} {'R2 best':>8} "
-            f"{'R2 med':>8} {'rho best':>8} {'gamma':>7} {'path P':>8} {'ceiling':>8} "
-            f"{'floor':>7} {'improving':>9} {'sec':>6}")
-    lines = ["R2 = 1 - MSE/Var(y), rho = E[(1-2y)(1-2N)], gamma = 1/4 - MSE: exact on all 4^n "
-             "pairs; ceiling = neuron-wise §4.7 bound on |rho| (IP, depth 2; vacuous if >= 1); "
-             "floor = rho of the explicit depth-2 IP_j net of at most this width",
+    from networks.separation.depth_verdict import clause_line
+
+    head = (f"{'n':>2} {'kind':>10} {'target':>7} {'width':>10} {'params':>7} {'seeds':>5} "
+            f"{'R2 best':>8} {'R2aff best':>10} {'R2aff med':>9} {'cos best':>8} "
+            f"{'rho best':>8} {'path P':>8} {'ceiling':>8} {'floor R2aff':>11} "
+            f"{'improving':>9} {'sec':>6}")
+    lines = ["R2 = 1 - MSE/Var(y); R2aff = best-affine R2 (squared correlation of N and y) and "
+             "cos = rho/sqrt(E[(1-2N)^2]) are scale-free; rho = E[(1-2y)(1-2N)]: all exact on "
+             "all 4^n pairs; ceiling = neuron-wise §4.7 bound on |rho| (IP, depth 2; vacuous if "
+             ">= 1); floor = best-affine R2 of the explicit depth-2 IP_j net of at most this width",
              head, "-" * len(head)]
     for s in record["summary"]:
         w = "x".join(map(str, s["widths"]))
-        lines.append(f"{s['n']:>2} {s['kind']:>6} {s['target']:>7} {w:>10} {s['seeds']:>5} "
-                     f"{_f(s['r2_best'], '8.4f'):>8} {_f(s['r2_median'], '8.4f'):>8} "
-                     f"{s['rho_best']:>8.4f} {_f(s['gamma_best'], '7.4f'):>7} "
+        lines.append(f"{s['n']:>2} {s['kind']:>10} {s['target']:>7} {w:>10} "
+                     f"{_f(s.get('params'), 'd'):>7} {s['seeds']:>5} "
+                     f"{_f(s['r2_best'], '8.4f'):>8} {_f(s.get('r2_affine_best'), '10.4f'):>10} "
+                     f"{_f(s.get('r2_affine_median'), '9.4f'):>9} "
+                     f"{_f(s.get('cos_best'), '8.4f'):>8} {s['rho_best']:>8.4f} "
                      f"{_f(s['path_norm'], '8.3g'):>8} {_f(s['ceiling'], '8.3g'):>8} "
-                     f"{_f(s['floor'], '7.4f'):>7} {('yes' if s['still_improving'] else 'no'):>9} "
-                     f"{s['seconds']:>6.1f}")
+                     f"{_f(s['floor'], '11.4g'):>11} "
+                     f"{('yes' if s['still_improving'] else 'no'):>9} {s['seconds']:>6.1f}")
     below = [s for s in record["summary"] if s.get("below_floor") and s["kind"] == "depth2"]
-    if below:
-        lines.append("")
-        lines.append("trained depth-2 IP rows below the explicit floor (optimisation, not "
-                     "expressivity): " + ", ".join(f"n={s['n']} width {s['widths'][0]}: rho "
-                                                   f"{s['rho_best']:.4f} < {s['floor']:.4f}"
-                                                   for s in below))
+    lines.append("")
+    lines.append("trained depth-2 IP rows below the explicit floor (scale-free: best-affine R2 "
+                 "and cos against the floor net's; optimisation, not expressivity): " +
+                 (", ".join(f"n={s['n']} width {s['widths'][0]}: R2aff "
+                            f"{s['r2_affine_best']:.4g} < {s['floor']:.4g} (cos "
+                            f"{_f(s.get('cos_best'), '.4g')} vs {_f(s.get('floor_cos'), '.4g')})"
+                            for s in below) if below else "none"))
     if record.get("heldout"):
         lines.append("")
         lines.append("held-out (train on a random half of the pairs, test on the other half):")
@@ -260,86 +298,98 @@ def table_text(record) -> str:
                          f"{_f(h['train_r2'], '.3f')}, test R2 {_f(h['test_r2'], '.3f')}")
     v = record["verdict"]
     lines.append("")
-    lines.append(f"prediction: {record['prediction']}")
+    lines.append(f"prediction (stated before the run): {record['prediction']}")
+    lines.append(f"prediction: {v['overall'].upper()}")
     for name, c in v["clauses"].items():
-        lines.append(f"  {name}: {c['status'].upper()}")
+        lines.append("  " + clause_line(name, c))
         for d in c["detail"]:
             lines.append(f"      {d}")
-    head_line = ("SEPARATION SHOWN: depth 2 loses IP at polynomial width while it keeps MAJ∘AND "
-                 "and depth 3 computes IP" if v["separation_shown"] else
-                 "separation NOT shown by this run (see the clauses above)")
-    lines.append(f"verdict: {v['overall'].upper()} -- {head_line}")
+    lines.append(f"verdict: {v['headline']}")
     return "\n".join(lines)
 
 
 def plot(record, path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """R²_aff against n: one panel per depth-2 width rule, one for depth 3 (trained nets, the
+    exact construction, depth 2 of equal parameter count); the title is the verdict's headline."""
+    import textwrap
 
     from circuits.utils.files import savefig_atomic
+    from experiments._style import (REFERENCE_COLOURS, SOURCE_MARKERS, TARGET_NAMES,
+                                    depth_linestyle, legend_below, pyplot, target_colour)
 
     summ = record["summary"]
-    rules = list(dict.fromkeys(s["rule"] for s in summ if s["kind"] == "depth2"))
-    d3rules = list(dict.fromkeys(s["rule"] for s in summ if s["kind"] == "depth3"))
-    panels = [("depth2", r) for r in rules] + ([("depth3", None)] if d3rules else [])
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.2), sharey=True,
-                             squeeze=False)
-    colours = {"ip": "C3", "majand": "C0", "maj": "C2", "thr": "C4", "random": "C7"}
-    names = {"ip": "IP", "majand": "MAJ∘AND (easy control)", "maj": "majority",
-             "thr": "random threshold fn", "random": "random labels (hard for all depths)"}
+    rules = list(dict.fromkeys(s["rule"] for s in summ if s["kind"] == "depth2"
+                               and not s["rule"].startswith("params(")))
+    d3 = [s for s in summ if s["kind"] == "depth3"]
+    panels = ([("depth2", r) for r in rules]
+              + [("depth3", r) for r in dict.fromkeys(s["rule"] for s in d3)])
     ns = sorted({s["n"] for s in summ})
-    exact = sorted((s["n"], s["r2_best"]) for s in summ if s["kind"] == "exact3")
-    for ax, (kind, rule) in zip(axes[0], panels):
-        lines = [s for s in summ if s["kind"] == kind and (rule is None or s["rule"] == rule)]
-        styles = ["-", "--"]              # depth 3: first and second width pair
-        for t in dict.fromkeys(s["target"] for s in lines):
-            for k, r in enumerate(dict.fromkeys(s["rule"] for s in lines if s["target"] == t)):
-                pts = sorted((s["n"], s["r2_best"], s["r2_median"]) for s in lines
-                             if s["target"] == t and s["rule"] == r and s["r2_best"] is not None)
-                if not pts:
-                    continue
-                x, best, med = zip(*pts)
-                label = names.get(t, t) + (f", widths {r}" if kind == "depth3" else "")
-                ax.plot(x, best, styles[k % 2], marker="o", color=colours.get(t, None),
-                        label=label)
-                ax.plot(x, med, linestyle="none", marker=".", color=colours.get(t, None),
-                        alpha=0.6)
-        if exact:
-            ax.plot(*zip(*exact), ":", marker="s", color="k", ms=4,
-                    label="exact depth-3 construction (n, n+1)")
-        if kind == "depth2":
-            fl = sorted((s["n"], (s["rho_best"] ** 2)) for s in summ
-                        if s["kind"] == "floor" and s["rule"] == rule)
-            if fl:
-                ax.plot(*zip(*fl), "-.", color="C1", label="explicit depth-2 IP_j floor (ρ²)")
-            ax.set_title(f"depth 2, width {rule}", fontsize=10)
-        else:
-            ax.set_title("depth 3, trained", fontsize=10)
-        ax.axhline(0.01, color="gray", lw=0.6, ls="--")
-        ax.axhline(0.4, color="gray", lw=0.6, ls="--")
-        ax.set_xticks(ns)
-        ax.set_xlabel("n (bits per party; 4^n pairs)")
-        ax.set_ylim(-0.05, 1.05)
-        ax.grid(True, alpha=0.3)
-    handles = {}
-    for ax in axes[0]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles.keys()), loc="lower center",
-               ncol=min(4, len(handles)), fontsize=7, frameon=False)
-    axes[0][0].set_ylabel("R² on all 4^n pairs (best seed; dots: median)")
-    v = record["verdict"]
-    fig.suptitle(f"E23: depth 2 vs depth 3 at polynomial width — prediction "
-                 f"{v['overall']}{'; separation shown' if v['separation_shown'] else ''} "
-                 f"(dashed lines: R² = 0.01 and 0.4)", fontsize=9)
-    rows_of_legend = -(-len(handles) // min(4, max(1, len(handles))))
-    fig.tight_layout(rect=(0, 0.045 * rows_of_legend + 0.02, 1, 1))
-    try:
-        return savefig_atomic(fig, path, dpi=110)
-    finally:
-        plt.close(fig)
+
+    def curve(ax, pts, target, depth, label, marker="o"):
+        # colour = target, line style = depth: one legend entry per target and per depth
+        pts = sorted(pts)
+        if pts:
+            ax.plot(*zip(*pts), depth_linestyle(depth), marker=marker,
+                    color=target_colour(target), label=TARGET_NAMES.get(target, target))
+
+    with pyplot() as plt:
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.0 * len(panels), 4.0),
+                                 sharey=True, squeeze=False)
+        for ax, (kind, rule) in zip(axes[0], panels):
+            if kind == "depth2":
+                for t in dict.fromkeys(s["target"] for s in summ if s["kind"] == "depth2"):
+                    curve(ax, [(s["n"], s["r2_affine_best"]) for s in summ
+                               if s["kind"] == "depth2" and s["rule"] == rule
+                               and s["target"] == t], t, 2,
+                          f"{TARGET_NAMES.get(t, t)}")
+                fl = [(s["n"], s["floor"]) for s in summ if s["kind"] == "floor"
+                      and s["rule"] == rule and s.get("floor") is not None]
+                if fl:
+                    ax.plot(*zip(*sorted(fl)), depth_linestyle("bound"),
+                            color=REFERENCE_COLOURS["floor"],
+                            label="explicit depth-2 IP_j net (floor)")
+                ax.set_title(f"depth 2, width {rule}")
+                ax.set_xticks(ns)
+            else:
+                n3 = sorted({s["n"] for s in d3 if s["rule"] == rule})
+                for s3rule in (rule,):
+                    for t in dict.fromkeys(s["target"] for s in d3):
+                        pts3 = [(s["n"], s["r2_affine_best"]) for s in d3
+                                if s["rule"] == s3rule and s["target"] == t]
+                        curve(ax, pts3, t, 3, f"{TARGET_NAMES.get(t, t)}, depth 3")
+                        # depth 2 of equal parameter count, same target
+                        pts2 = []
+                        for s in d3:
+                            if s["rule"] != s3rule or s["target"] != t:
+                                continue
+                            cands = [c for c in summ if c["kind"] == "depth2" and c["n"] == s["n"]
+                                     and c["target"] == t and c.get("params")]
+                            if cands and s.get("params"):
+                                c = min(cands, key=lambda c: abs(c["params"] - s["params"]))
+                                pts2.append((s["n"], c["r2_affine_best"]))
+                        curve(ax, pts2, t, 2, f"{TARGET_NAMES.get(t, t)}, depth 2 "
+                              f"(equal parameters)", marker=".")
+                exact = [(s["n"], s["r2_best"]) for s in summ if s["kind"] == "exact3"
+                         and s["n"] in n3]
+                if exact:
+                    ax.plot(*zip(*sorted(exact)), depth_linestyle("construction"),
+                            marker=SOURCE_MARKERS["exact"], color=REFERENCE_COLOURS["exact"],
+                            label="exact depth-3 construction (n, n+1)")
+                ax.set_title(f"depth 3 {rule} vs depth 2, equal parameters")
+                ax.set_xticks(n3)
+                ax.set_xlim(min(n3) - 0.3, max(n3) + 0.3)
+            ax.set_xlabel("n (bits per party; 4^n pairs)")
+            ax.set_ylim(-0.03, 1.03)
+        for depth in (2, 3) if d3 else (2,):
+            axes[0][0].plot([], [], depth_linestyle(depth), color="k", label=f"depth {depth}")
+        axes[0][0].set_ylabel("best-affine R² on all 4^n pairs (best seed)")
+        rows = legend_below(fig, axes[0], ncol=3)
+        fig.suptitle("\n".join(textwrap.wrap(record["verdict"]["headline"], 110)), fontsize=9)
+        fig.tight_layout(rect=(0, 0.06 * rows + 0.02, 1, 0.93))
+        try:
+            return savefig_atomic(fig, path, dpi=110)
+        finally:
+            plt.close(fig)
 
 
 def main(argv=None) -> int:

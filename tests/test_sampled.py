@@ -154,11 +154,38 @@ def test_depth3_net_norm_exact_on_samples_and_crossing():
     assert S.depth2_norm_lower_bound(k - 1) <= S.depth3_norm_formula(k - 1)
 
 
+def _est(sh, s=0.0, h=0.0, P=2.0, count=10 ** 7):
+    m = lambda mean, span: {"mean": mean, "var": 0.0, "count": count, "span": span}  # noqa: E731
+    return {"path_norm": P, "delta": 0.05, "target": "majand", "rho_h": m(sh, 4 * P),
+            "S": m(s, 2.0), "h": m(h, 4 * P)}
+
+
 def test_verdict_reads_the_numbers():
-    est = {"path_norm": 2.0, "rho_h": {"mean": 0.2, "ci_eb": 0.01}}
-    assert S.verdict(20, est)["certified"]             # 0.095 > 0.041
-    assert not S.verdict(12, est)["certified"]         # 0.095 < 0.406
-    assert not S.verdict(20, {"path_norm": 2.0, "rho_h": {"mean": 0.09, "ci_eb": 0.01}})["certified"]
+    assert S.verdict(20, _est(0.2))["certified"]             # 0.1 > 0.041
+    assert not S.verdict(12, _est(0.2))["certified"]         # 0.1 < 0.406
+    assert not S.verdict(20, _est(0.07))["certified"]
+    # centred: the same E[S·h] explained by E[S]·E[h] is no gap
+    v = S.verdict(20, _est(0.2, s=-0.2, h=-1.0))
+    assert not v["certified"] and v["cov_per_norm"] == pytest.approx(0.0, abs=1e-12)
+    assert v["text"].startswith("per-norm gap between IP and majand at depth 2")
+
+
+@pytest.mark.parametrize("n", [12, 16, 20, 24])
+def test_a_constant_hidden_unit_is_never_certified(n):
+    """ReLU(0·x + 1): h = −2u₁ is constant, so the uncentred ρ_h/P = 2|E[S]| "beats" K_n on the
+    unbalanced MAJ∘AND (the old statistic certified it), while Cov(S, h) = 0: never certified,
+    for either sign of u₁ and any output bias."""
+    G = CodeEmbedding(n, seed=0, tries=1).generator
+    m = G.shape[1]
+    for u1, u0 in ((-0.3, 0.5), (0.7, -1.0)):
+        net = S.SampledNet(np.zeros((1, m)), np.zeros((1, m)), np.ones(1), np.array([u1]), u0)
+        est = S.estimate(net, "majand", n=n, generator=G, pairs=200_000, chunk=1 << 15, seed=5)
+        v = S.verdict(n, est)
+        assert not v["certified"] and abs(v["cov_per_norm"]) < 1e-9
+        sv = S.seeds_verdict(n, [est, est])
+        assert not sv["certified"] and not sv["median_certified"]
+        if n >= 16 and u1 > 0:       # the control: the uncentred statistic would have passed
+            assert v["rho_h_per_norm"] > S.ip_ceiling_per_norm(n) + 0.1
 
 
 def test_experiment_is_resumable_and_keeps_cells_on_ctrl_c(tmp_path, monkeypatch):

@@ -14,7 +14,10 @@ from networks.separation.targets import target_table
 
 
 def _fake(mean, var=0.5, count=10 ** 6, span=8.0, P=1.0, delta=0.05):
-    return {"delta": delta, "path_norm": P,
+    """An estimate with Cov(S, h) = ``mean``: E[S] = E[h] = 0 known exactly (zero-width
+    intervals), so the centred half-width is E[S·h]'s at δ/3."""
+    exact = {"mean": 0.0, "var": 0.0, "count": count, "span": 0.0}
+    return {"delta": delta, "path_norm": P, "S": dict(exact), "h": dict(exact),
             "rho_h": {"mean": mean, "var": var, "count": count, "span": span}}
 
 
@@ -27,18 +30,18 @@ def test_one_seed_is_the_plain_verdict():
     v, sv = S.verdict(n, est), S.seeds_verdict(n, [est])
     assert sv["delta_per_net"] == est["delta"] and sv["certified"] == v["certified"]
     assert sv["best"]["ci_per_norm"] == pytest.approx(v["ci_per_norm"], rel=1e-12)
-    assert sv["median"]["rho_h_per_norm"] == pytest.approx(v["rho_h_per_norm"], rel=1e-12)
+    assert sv["median"]["cov_per_norm"] == pytest.approx(v["cov_per_norm"], rel=1e-12)
 
 
 def test_the_correction_can_withdraw_a_claim():
     """The control: a net certified at level δ alone is not certified as the best of 3 at δ/3."""
     n, d = 20, 0.05
-    K = S.ip_ceiling_per_norm(n)
-    t1 = S.empirical_bernstein(0, 0.5, 10 ** 6, 8.0, d)
-    t3 = S.empirical_bernstein(0, 0.5, 10 ** 6, 8.0, d / 3)
+    K = S.centred_ceiling_per_norm(n)
+    t1 = S.empirical_bernstein(0, 0.5, 10 ** 6, 8.0, d / 3)           # E[S·h] at δ/3
+    t3 = S.empirical_bernstein(0, 0.5, 10 ** 6, 8.0, d / 9)           # ... and at δ/(3·3)
     assert t3 > t1
     good = _fake(K + (t1 + t3) / 2)
-    assert S.verdict(n, {"path_norm": 1.0, "rho_h": dict(good["rho_h"], ci_eb=t1)})["certified"]
+    assert S.verdict(n, good)["certified"]
     assert S.seeds_verdict(n, [good])["certified"]
     sv = S.seeds_verdict(n, [_fake(0.0), good, _fake(-0.01)])
     assert sv["best_index"] == 1 and not sv["certified"]
@@ -61,8 +64,8 @@ def _shrunk(est, f):
     alone (variance / f², range term dropped)."""
     if f == 1:
         return est
-    h = est["rho_h"]
-    return dict(est, rho_h=dict(h, var=h["var"] / f ** 2, span=0.0))
+    return dict(est, **{k: dict(est[k], var=est[k]["var"] / f ** 2, span=0.0)
+                        for k in ("rho_h", "S", "h")})
 
 
 def test_best_and_median_intervals_cover_the_exact_values():
@@ -79,7 +82,11 @@ def test_best_and_median_intervals_cover_the_exact_values():
     exact = []
     for net in nets:
         rho = exact_correlation(net.to_network(), inst, Y)["rho"]
-        exact.append((rho - ES * (1 - 2 * net.u0)) / S.path_norm(net))
+        from networks.reduction.product import value_table
+
+        rho_h = rho - ES * (1 - 2 * net.u0)                          # E[S·h]
+        Eh = -2.0 * (float(np.mean(value_table(net.to_network(), inst))) - net.u0)
+        exact.append((rho_h - ES * Eh) / S.path_norm(net))            # Cov(S, h)/P
     med = float(np.median(exact))
     miss = {1: 0, 6: 0}
     trials = 25
@@ -119,7 +126,7 @@ def test_experiment_seeds_widths_and_resume_from_one_seed(tmp_path):
                                                                      ("n^2", [0, 1])]
     e = doc["table"][0]
     assert e["delta_per_net"] == pytest.approx(0.025) and e["best"]["seed"] in (0, 1)
-    assert e["median"]["lower"] <= e["median"]["rho_h_per_norm"] <= e["median"]["upper"]
+    assert e["median"]["lower"] <= e["median"]["cov_per_norm"] <= e["median"]["upper"]
     assert doc["easy_nets"] == 4 and "Bonferroni" in doc["multiple_choice"]
     md = (tmp_path / "sampled_table.md").read_text()
     assert md.count("\n| 6 |") == 2

@@ -4,6 +4,14 @@ the memorisation curve they supersede (E20).
 * :mod:`networks.separation.separate` — E23: trained depth-2 nets at widths polynomial in n
   against IP, MAJ∘AND (same AND layer, the control that can separate) and random labels (hard for
   every depth); trained and exact depth 3; the explicit depth-2 IP_j floor; the verdict.
+* :mod:`networks.separation.depth_verdict` — the E23/E25 verdict: expressivity and learnability
+  clauses, "separation shown" only by a clause that isolates depth.
+* :mod:`networks.separation.curriculum` — E25: the ip_j curriculum, depth 3 vs depth 2 of equal
+  parameter count, with cold and random-label controls (:func:`curriculum_table`).
+* :mod:`networks.separation.gradient_signal` — the label's exact gradient signal at
+  initialisation, ‖E[S·∇N]‖ over all 4^n pairs.
+* :mod:`networks.separation.sampled` / :mod:`networks.separation.sampled_verdict` — E24, the
+  sampled mode and its centred per-norm verdict.
 * :mod:`networks.separation.targets` — the target registry on pairs (a, b).
 * :mod:`networks.separation.ceiling` — the §4.7 ceiling of a depth-2 network with its own B, S_σ,
   TV_σ; exact ρ from the product-form value table against the IP labels and a random permutation
@@ -36,5 +44,6 @@ __all__ = ["PREDICTION", "explicit_ip_j", "heldout_split", "path_norm", "separat
            "heldout_error", "label_table", "train_depth2"]
 
 from networks.separation.reduction_run import ReductionRun, reduction_run  # noqa: E402
+from networks.separation.curriculum import curriculum_table  # noqa: E402
 
-__all__ += ["ReductionRun", "reduction_run"]
+__all__ += ["ReductionRun", "reduction_run", "curriculum_table"]

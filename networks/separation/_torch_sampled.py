@@ -87,7 +87,7 @@ def grid_loss_and_gradient(net, XA, XB, Y, penalty: float, dev, *, max_terms=Non
         q = (Z > 0).to(torch.float64) * (g[:, :, None] * u)
         dalpha[r0:r1] = q.sum(dim=1)
         dbeta += q.sum(dim=0)
-    from networks.separation.sampled import _with_penalty
+    from networks.separation._sampled_penalty import _with_penalty
 
     grads = [x.cpu().numpy() for x in (dalpha.T @ xa, dbeta.T @ xb, dbeta.sum(dim=0), du)]
     return _with_penalty(net, penalty, float(sse) / count, grads + [np.array(float(gsum))])

@@ -155,7 +155,9 @@ def _fsum_table(T: np.ndarray) -> float:
 
 def exact_correlation(net, instance, Y: np.ndarray) -> dict:
     """Exact averages over the 4^n support points against targets Y (0/1 table):
-    ``rho`` = E[(1 - 2Y)·(1 - 2N)], ``mse`` = E(N - Y)², ``accuracy``, ``second_moment`` = E[Ñ²].
+    ``rho`` = E[(1 - 2Y)·(1 - 2N)], ``mse`` = E(N - Y)², ``accuracy``, ``second_moment`` = E[Ñ²],
+    and the two scale-free measures: ``cos`` = ρ/√E[Ñ²] and ``r2_affine`` = the R² of the best
+    affine rescaling a·N + c (the squared Pearson correlation of N and Y; 0 for a constant N).
 
     N is :func:`networks.value_table` (product form, O(2^n·m·w + 4^n·w)).
     """
@@ -167,9 +169,19 @@ def exact_correlation(net, instance, Y: np.ndarray) -> dict:
     total = float(V.size)
     Nt = 1.0 - 2.0 * V
     S = 1.0 - 2.0 * Y
-    return {"rho": _fsum_table(S * Nt) / total, "mse": _fsum_table((V - Y) ** 2) / total,
+    rho = _fsum_table(S * Nt) / total
+    second = _fsum_table(Nt * Nt) / total
+    # scale-free: cos = ρ/√E[Ñ²] (unchanged by Ñ -> cÑ, c > 0) and the best affine R² (squared
+    # Pearson correlation of N and y, unchanged by N -> aN + c, a ≠ 0); centred in two passes
+    Vc = V - _fsum_table(V) / total
+    Yc = Y - _fsum_table(Y) / total
+    vv, yy, vy = (_fsum_table(Vc * Vc) / total, _fsum_table(Yc * Yc) / total,
+                  _fsum_table(Vc * Yc) / total)
+    return {"rho": rho, "mse": _fsum_table((V - Y) ** 2) / total,
             "accuracy": float(np.count_nonzero((V >= 0.5) == (Y > 0.5))) / total,
-            "second_moment": _fsum_table(Nt * Nt) / total}
+            "second_moment": second,
+            "cos": rho / math.sqrt(second) if second > 0 else 0.0,
+            "r2_affine": (vy * vy / (vv * yy)) if vv > 0 and yy > 0 else 0.0}
 
 
 def box_instance(instance, tau: float, *, code_seed=0):

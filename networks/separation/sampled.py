@@ -48,16 +48,13 @@ and, summing, for EVERY depth-2 ReLU net with H = (−1)^IP:
     |ρ|  ≤ 2^{−n}·|1 − 2u₀| + K_n·P                   (E[H] = 2^{−n}).
 
 This is the neuron-wise §4.7 bound of :func:`networks.separation.ceiling.correlation_ceiling`
-specialised to ReLU (σ(−R) = 0, TV_R = R).  Verdict per net trained on an easy target:
-"certified" when ρ_h/P − t_h/P > K_n, where t_h is the empirical-Bernstein half-width: then,
-with probability ≥ 1 − δ over the samples, the net's hidden units carry more correlation per unit
-path norm with its target than the hidden units of any depth-2 ReLU net can carry with IP.
-
-Depth 3: :func:`depth3_path_norm` of the exact net of THEORY §3.2 (widths n, n + 1); with the
-recursive path norm P₃ = Σ_k |v_k|(|c_k| + Σ_i |U_ki|(|b_i| + ‖w_i‖)) (which bounds |N − v₀| on
-the unit ball the same way) P₃ = n√m(2n + 1) + n(n + 1).  A depth-2 net with ρ = 1 on IP needs
-1 ≤ 2^{−n}(1 + 2|u₀|) + K_n·P ≤ 2^{−n} + K_n·(P + |u₀|) (as 2^{1−n} ≤ K_n), i.e.
-P + |u₀| ≥ (1 − 2^{−n})/K_n: :func:`depth3_crossing` is the least n where that exceeds P₃.
+specialised to ReLU (σ(−R) = 0, TV_R = R).  The verdict (:mod:`networks.separation.sampled_verdict`,
+re-exported here) is **centred**: it compares Cov(S, h)/P − CI (h = −2(N − u₀), the estimator also
+keeps the moments of S and h) with K_n + 2^{1−n}, so that a constant hidden unit, which passes the
+uncentred ρ_h/P on an unbalanced target, is never certified; "certified" is a per-norm gap between
+IP and the target at depth 2.  Depth 3: :func:`depth3_path_norm` of the exact net of THEORY §3.2,
+P₃ = n√m(2n + 1) + n(n + 1), against the depth-2 lower bound (1 − 2^{−n})/K_n for ρ = 1; they
+cross at n* = :func:`depth3_crossing` (= 45).
 """
 
 from __future__ import annotations
@@ -73,7 +70,8 @@ from circuits.utils.validation import check_int, check_real
 
 __all__ = ["SampledNet", "code_bits", "code_rows", "path_norm", "train_sampled", "estimate",
            "empirical_bernstein", "ip_ceiling_per_norm", "depth3_path_norm", "depth3_crossing",
-           "verdict", "grid_loss_and_gradient", "seeds_verdict"]
+           "verdict", "grid_loss_and_gradient", "seeds_verdict", "centred_ceiling_per_norm",
+           "centred_interval", "depth2_norm_lower_bound", "depth3_norm_formula", "ip_rho_bound"]
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -198,23 +196,10 @@ def grid_loss_and_gradient(net: SampledNet, XA: np.ndarray, XB: np.ndarray, Y: n
         q = (Z > 0) * (g[:, :, None] * net.u)          # dL/dZ
         dalpha = q.sum(axis=1)
         dbeta = q.sum(axis=0)
+    from networks.separation._sampled_penalty import _with_penalty
+
     return _with_penalty(net, penalty, mse,
                          [dalpha.T @ XA, dbeta.T @ XB, dbeta.sum(axis=0), du, np.array(du0)])
-
-
-def _with_penalty(net: SampledNet, penalty: float, mse: float, grads: list):
-    """(loss, mse, grads) with ``penalty``·P and its (sub)gradient added to the MSE's; shared
-    by the CPU step and the torch step (:mod:`networks.separation._torch_sampled`)."""
-    if not penalty:
-        return mse, mse, grads
-    dWA, dWB, db, du, du0 = grads
-    norms = np.sqrt(np.sum(net.WA ** 2, axis=1) + np.sum(net.WB ** 2, axis=1))
-    radii = np.abs(net.b) + norms
-    loss = mse + penalty * float(np.sum(np.abs(net.u) * radii))
-    su = np.abs(net.u) * penalty
-    safe = np.where(norms > 0, norms, 1.0)
-    return loss, mse, [dWA + (su / safe)[:, None] * net.WA, dWB + (su / safe)[:, None] * net.WB,
-                       db + su * np.sign(net.b), du + penalty * np.sign(net.u) * radii, du0]
 
 
 @dataclass
@@ -321,19 +306,6 @@ def train_sampled(n: int, width: int, target: str, *, generator, steps: int = 20
 
 
 # ----------------------------------------------------------------------------- estimation
-def empirical_bernstein(mean: float, var: float, count: int, span: float, delta: float) -> float:
-    """Two-sided Maurer–Pontil half-width at level 1 − δ for i.i.d. terms in a range of length
-    ``span``: √(2·var·ln(4/δ)/N) + 7·span·ln(4/δ)/(3(N − 1)).
-
-    >>> round(empirical_bernstein(0.0, 0.25, 10**6, 1.0, 0.05), 5)
-    0.00149
-    """
-    if count < 2:
-        return math.inf
-    lg = math.log(4.0 / delta)
-    return math.sqrt(2.0 * max(var, 0.0) * lg / count) + 7.0 * span * lg / (3.0 * (count - 1))
-
-
 class _Moments:
     """Per-chunk sums combined with math.fsum (count, Σx, Σx²)."""
 
@@ -380,7 +352,7 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
     dev = _torch_sampled.resolve_device(device)
     P = path_norm(net)
     u0 = float(net.u0)
-    mom = {k: _Moments() for k in ("rho", "rho_h", "mse", "y")}
+    mom = {k: _Moments() for k in ("rho", "rho_h", "mse", "y", "S", "h")}
     d3_err, d3_rho = 0.0, _Moments()
     t0 = time.perf_counter()
     done = 0
@@ -396,7 +368,10 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
             out = net(XA, XB) if dev is None else _torch_sampled.forward(net, XA, XB, dev)
             S = 1.0 - 2.0 * y
             mom["rho"].add(S * (1.0 - 2.0 * out))
-            mom["rho_h"].add(S * (-2.0 * (out - u0)))
+            h = -2.0 * (out - u0)                       # the hidden part of Ñ
+            mom["rho_h"].add(S * h)
+            mom["S"].add(S)
+            mom["h"].add(h)
             mom["mse"].add((out - y) ** 2)
             mom["y"].add(y)
             if depth3 is not None:
@@ -412,10 +387,12 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
     rho_h = mom["rho_h"].summary(4.0 * P, delta, z)
     mse = mom["mse"].summary((1.0 + abs(u0) + P) ** 2, delta, z)
     ys = mom["y"].summary(1.0, delta, z)
+    s_mom = mom["S"].summary(2.0, delta, z)
+    h_mom = mom["h"].summary(4.0 * P, delta, z)
     var_y = ys["mean"] * (1.0 - ys["mean"])
     res = {"n": n, "target": target, "pairs": done, "delta": delta, "path_norm": P, "u0": u0,
            "rho": rho, "rho_h": rho_h, "mse": mse, "gamma": 0.25 - mse["mean"],
-           "label_mean": ys["mean"],
+           "label_mean": ys["mean"], "S": s_mom, "h": h_mom,
            "r2": (1.0 - mse["mean"] / var_y) if var_y > 0 else None,
            "seconds": time.perf_counter() - t0,
            "device": "numpy (CPU)" if dev is None else f"torch {dev}",
@@ -426,125 +403,7 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
     return res
 
 
-# ----------------------------------------------------------------------------- proven side
-def ip_ceiling_per_norm(n: int) -> float:
-    """K_n = 2(n + 1)·2^{−n/2}: |ρ_h| ≤ K_n·P for every depth-2 ReLU net against IP at n bits.
-
-    >>> round(ip_ceiling_per_norm(20), 6)
-    0.041016
-    """
-    n = check_int(n, name="n", minimum=1, what="bits per party")
-    return 2.0 * (n + 1) * 2.0 ** (-n / 2.0)
-
-
-def ip_rho_bound(n: int, P: float, u0: float) -> float:
-    """|ρ| ≤ 2^{−n}|1 − 2u₀| + K_n·P for a depth-2 ReLU net with path norm P and output bias u₀."""
-    return 2.0 ** -n * abs(1.0 - 2.0 * u0) + ip_ceiling_per_norm(n) * P
-
-
-def depth3_path_norm(net) -> float:
-    """Recursive path norm Σ_k |v_k|(|c_k| + Σ_i |U_ki|(|b_i| + ‖w_i‖₂)) of a depth-3 net
-    (:class:`networks.SigmaNetwork`, dims [d, w1, w2, 1]); the output bias is not included.
-
-    >>> from networks.constructions import ip_depth3_relu
-    >>> n = 6; round(depth3_path_norm(ip_depth3_relu(n).network), 9) == round(
-    ...     n * math.sqrt(4 * n) * (2 * n + 1) + n * (n + 1), 9)
-    True
-    """
-    L1, L2, L3 = net.layers
-    r1 = np.abs(L1.bias) + np.sqrt(np.sum(L1.weights ** 2, axis=1))
-    r2 = np.abs(L2.bias) + np.abs(L2.weights) @ r1
-    return float(np.abs(L3.weights[0]) @ r2)
-
-
-def depth3_norm_formula(n: int, m: "int | None" = None) -> float:
-    """P₃ = n√m(2n + 1) + n(n + 1) of the exact depth-3 IP net (THEORY §3.2), m = 4n by default."""
-    m = 4 * n if m is None else m
-    return n * math.sqrt(m) * (2 * n + 1) + n * (n + 1)
-
-
-def depth2_norm_lower_bound(n: int) -> float:
-    """P + |u₀| ≥ (1 − 2^{−n})/K_n for any depth-2 ReLU net with ρ = 1 on IP at n bits."""
-    return (1.0 - 2.0 ** -n) / ip_ceiling_per_norm(n)
-
-
-def depth3_crossing(max_n: int = 200) -> int:
-    """Least n with depth2_norm_lower_bound(n) > depth3_norm_formula(n) (m = 4n)."""
-    for n in range(1, max_n + 1):
-        if depth2_norm_lower_bound(n) > depth3_norm_formula(n):
-            return n
-    raise InvalidArgumentError(f"no crossing up to n = {max_n}")
-
-
-def verdict(n: int, est: dict) -> dict:
-    """Compare ρ_h/P − t_h/P with K_n (t_h the empirical-Bernstein half-width)."""
-    P = est["path_norm"]
-    K = ip_ceiling_per_norm(n)
-    if P <= 0:
-        return {"ceiling_per_norm": K, "rho_h_per_norm": None, "ci_per_norm": None,
-                "certified": False, "text": "not yet: P = 0"}
-    r, t = est["rho_h"]["mean"] / P, est["rho_h"]["ci_eb"] / P
-    ok = r - t > K
-    return {"ceiling_per_norm": K, "rho_h_per_norm": r, "ci_per_norm": t, "certified": bool(ok),
-            "text": (f"{'certified' if ok else 'not yet'}: ρ_h/P − CI = {r:.4f} − {t:.4f} = "
-                     f"{r - t:.4f} {'>' if ok else '<='} ceiling {K:.4f}")}
-
-
-def seeds_verdict(n: int, estimates: list, *, delta: "float | None" = None,
-                  nets: "int | None" = None) -> dict:
-    """Verdict over several nets of one cell (seeds), honest about picking the best of them.
-
-    Each net's ρ_h interval is recomputed from its stored moments (``estimate(...)["rho_h"]``:
-    mean, var, count, span) at level 1 − δ/``nets`` (Bonferroni; ``nets`` defaults to
-    ``len(estimates)``, δ to the estimates' own).  By the union bound all ``nets`` intervals
-    hold together with probability ≥ 1 − δ, so the claims below hold together at that level:
-
-    * best: the net with the largest lower bound (ρ_h − t)/P; "certified" when it exceeds K_n
-      (the choice of the net is covered by the correction);
-    * median: the median over seeds of ρ_h/P with the interval [median of the lower bounds,
-      median of the upper bounds], which contains the median of the nets' true values whenever
-      every interval holds (order statistics are monotone); "median_certified" when its lower
-      end exceeds K_n, i.e. at least half of the nets beat the ceiling.
-
-    >>> e = {"delta": 0.05, "path_norm": 2.0,
-    ...      "rho_h": {"mean": 0.2, "var": 0.5, "count": 10**6, "span": 8.0}}
-    >>> v = seeds_verdict(20, [e, e, e])
-    >>> v["certified"], v["delta_per_net"] == 0.05 / 3
-    (True, True)
-    """
-    from statistics import median
-
-    n = check_int(n, name="n", minimum=1, what="bits per party")
-    if not estimates:
-        raise InvalidArgumentError("estimates must hold at least one estimate (one per seed)")
-    delta = float(estimates[0]["delta"]) if delta is None else delta
-    if not 0 < delta < 1:
-        raise InvalidArgumentError(f"delta must lie in (0, 1), got {delta}")
-    nets = len(estimates) if nets is None else check_int(
-        nets, name="nets", minimum=len(estimates), what="nets the correction divides δ by")
-    d = delta / nets
-    K = ip_ceiling_per_norm(n)
-    per = []
-    for e in estimates:
-        P, h = float(e["path_norm"]), e["rho_h"]
-        t = empirical_bernstein(h["mean"], h["var"], int(h["count"]), float(h["span"]), d)
-        if P > 0:
-            r = h["mean"] / P
-            per.append({"rho_h_per_norm": r, "ci_per_norm": t / P, "lower": r - t / P,
-                        "upper": r + t / P})
-        else:                                          # P = 0: ρ_h = 0 exactly, nothing to claim
-            per.append({"rho_h_per_norm": 0.0, "ci_per_norm": 0.0, "lower": 0.0, "upper": 0.0})
-    best = max(range(len(per)), key=lambda i: per[i]["lower"])
-    med = {k: float(median(p[k] for p in per)) for k in ("rho_h_per_norm", "lower", "upper")}
-    ok, ok_med = per[best]["lower"] > K, med["lower"] > K
-    b = per[best]
-    return {"ceiling_per_norm": K, "seeds": len(estimates), "delta": delta, "nets": nets,
-            "delta_per_net": d,
-            "correction": f"Bonferroni: each interval at level 1 - delta/{nets}, so all hold "
-                          f"together with probability >= 1 - delta; best = largest lower bound",
-            "per_seed": per, "best_index": best, "best": dict(b), "median": med,
-            "certified": bool(ok), "median_certified": bool(ok_med),
-            "text": (f"{'certified' if ok else 'not yet'} (best of {len(estimates)}, δ/{nets}): "
-                     f"ρ_h/P − CI = {b['rho_h_per_norm']:.4f} − {b['ci_per_norm']:.4f} = "
-                     f"{b['lower']:.4f} {'>' if ok else '<='} ceiling {K:.4f}; median "
-                     f"{med['rho_h_per_norm']:.4f} [{med['lower']:.4f}, {med['upper']:.4f}]")}
+from networks.separation.sampled_verdict import (  # noqa: E402  (the proven side, re-exported)
+    centred_ceiling_per_norm, centred_interval, depth2_norm_lower_bound, depth3_crossing,
+    depth3_norm_formula, depth3_path_norm, empirical_bernstein, ip_ceiling_per_norm,
+    ip_rho_bound, seeds_verdict, verdict)
