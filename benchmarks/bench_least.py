@@ -51,7 +51,7 @@ def _plain(f, s, cap):
     import numpy as np
     from ortools.sat.python import cp_model
 
-    from circuits.analysis.exact_synthesis import _build
+    from circuits.analysis.synthesis.model import _build
 
     t = np.asarray(f, dtype=np.uint8)
     n = int(t.size).bit_length() - 1
