@@ -19,7 +19,8 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                  max_weight: "int | None" = None, direct: bool = False, symmetry=True,
                  time_limit: float = 60.0, num_workers: int = 2, progress: bool = False,
                  cross_check: bool = True, quick_weight: "int | None" = 9,
-                 quick_time: float = 60.0, _solve=None) -> LeastDepth2:
+                 quick_time: float = 60.0, confirm: "bool | float" = True,
+                 _solve=None, _sat_solve=None) -> LeastDepth2:
     """Least number of hidden gates of a layered THR o THR circuit computing f (N <= 8).
 
     Decides s = lower, lower + 1, ..., max_size with CP-SAT (:func:`decide_depth2`) and stops at
@@ -57,8 +58,14 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         settles s (existence needs no weight bound); a "no" there is discarded, never claimed.
     cross_check : bool
         Check every infeasibility claim against the exhaustive enumerator where it finishes.
-    _solve : callable, optional
-        Test hook replacing the solver call (see :func:`decide_depth2`).
+    confirm : bool or float
+        Check every infeasibility claim with the second solver
+        (:func:`~circuits.analysis.synthesis.second.decide_depth2_sat`, a different encoding
+        and a CDCL solver) for ``time_limit`` seconds (a number: that many seconds; False: off).
+        A disagreement is recorded in ``disagreements`` and named by the summary; when the
+        second solver found a circuit (re-verified on the whole cube) it settles s.
+    _solve, _sat_solve : callable, optional
+        Test hooks replacing the CP-SAT and the SAT solver calls.
 
     Examples
     --------
@@ -106,10 +113,21 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
             print(f"least_depth2 N={n} s={s}: {claim.status} in {claim.wall_s:.2f} s "
                   f"(|w_hidden| <= {claim.hidden_weight}, |w_top| <= {claim.top_weight})",
                   file=sys.stderr, flush=True)
+        if claim.status == "infeasible" and confirm and not direct and claim.size <= 8:
+            claim, sat_circ = _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve)
+            res.claims[-1] = claim
+            if progress:
+                print(f"least_depth2 N={n} s={s}: second solver ({claim.second['solver']}): "
+                      f"{claim.second['status']} in {claim.second['wall_s']:.2f} s, "
+                      f"{claim.second['verdict']}", file=sys.stderr, flush=True)
+            if claim.second["verdict"] == "disagrees":       # it found a verified circuit
+                res.disagreements.append(s)
+                res.upper, res.circuit = s, sat_circ
+                break
         if claim.status == "infeasible":
             if cross_check and not direct and max_weight is None and _cross_check(t, n, s,
                                                                                  cross_check):
-                res.claims[-1] = dataclasses.replace(claim, cross_checked=True)
+                claim = res.claims[-1] = dataclasses.replace(claim, cross_checked=True)
             if decided_so_far:
                 proved_lower = s + 1
         elif claim.status == "unknown":
@@ -121,3 +139,13 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     if res.upper is not None and res.upper == proved_lower:
         res.size = res.upper
     return res
+
+
+def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve):
+    """The claim with the second solver's opinion attached, and its witness (or None)."""
+    from circuits.analysis.synthesis.second import second_opinion
+
+    seconds = time_limit if confirm is True else float(confirm)
+    op = second_opinion(t, claim, time_limit=seconds, max_weight=max_weight, _solve=_sat_solve)
+    rec = {k: op[k] for k in ("verdict", "status", "solver", "version", "wall_s", "clauses")}
+    return dataclasses.replace(claim, second=rec), op["circuit"]

@@ -24,6 +24,9 @@ class SizeClaim:
     complete: bool          # the weight bounds cover every threshold function of that fan-in
     #                         (always True for "feasible": a witness needs no bound)
     cross_checked: bool = False   # an infeasibility confirmed by the exhaustive enumerator
+    #: the second solver's opinion of this claim (:func:`~circuits.analysis.synthesis.second.
+    #: second_opinion`): verdict "confirmed" / "disagrees" / "unknown", solver, version, wall_s
+    second: "dict | None" = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -46,6 +49,14 @@ class LeastDepth2:
     complete: bool
     claims: list = field(default_factory=list)
     options: dict = field(default_factory=dict)
+    #: sizes at which the two solvers disagreed (never hidden: the summary names them)
+    disagreements: list = field(default_factory=list)
+
+    @property
+    def refutations_confirmed(self) -> bool:
+        """Every infeasibility claim below ``lower`` was confirmed by the second solver."""
+        return all(c.second is not None and c.second.get("verdict") == "confirmed"
+                   for c in self.claims if c.status == "infeasible" and c.size < self.lower)
 
     @property
     def status(self) -> str:
@@ -53,10 +64,21 @@ class LeastDepth2:
 
     def summary(self) -> str:
         scope = "over all integer weights" if self.complete else "within the weight bounds"
+        refuted = [c for c in self.claims if c.status == "infeasible" and c.size < self.lower]
+        if self.disagreements:
+            note = f"; THE SOLVERS DISAGREE at s = {', '.join(map(str, self.disagreements))}"
+        elif not refuted:
+            note = ""
+        elif self.refutations_confirmed:
+            note = "; every refutation confirmed by the second solver"
+        else:
+            k = sum(1 for c in refuted
+                    if c.second is None or c.second.get("verdict") != "confirmed")
+            note = f"; {k} refutation(s) by CP-SAT alone (second solver not run or out of time)"
         if self.size is not None:
-            return f"least THR o THR size = {self.size} (proved minimal {scope})"
+            return f"least THR o THR size = {self.size} (proved minimal {scope}{note})"
         up = "?" if self.upper is None else str(self.upper)
-        return f"unknown: least size between {self.lower} and {up} ({scope})"
+        return f"unknown: least size between {self.lower} and {up} ({scope}{note})"
 
     def as_dict(self) -> dict:
         c = self.circuit
@@ -69,4 +91,6 @@ class LeastDepth2:
         return {"n_inputs": self.n_inputs, "status": self.status, "size": self.size,
                 "lower": self.lower, "upper": self.upper, "complete": self.complete,
                 "summary": self.summary(), "witness": wit,
-                "claims": [cl.as_dict() for cl in self.claims], "options": self.options}
+                "claims": [cl.as_dict() for cl in self.claims], "options": self.options,
+                "disagreements": list(self.disagreements),
+                "refutations_confirmed": self.refutations_confirmed}
