@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from circuits.analysis.synthesis.model import decide_depth2
-from circuits.analysis.synthesis.records import LeastDepth2
+from circuits.analysis.synthesis.records import LeastDepth2, SizeClaim
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS, _check_symmetry
 from circuits.analysis.synthesis.twin import _cross_check
 from circuits.analysis.threshold_functions import _table
@@ -20,6 +20,7 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                  time_limit: float = 60.0, num_workers: int = 2, progress: bool = False,
                  cross_check: bool = True, quick_weight: "int | None" = 9,
                  quick_time: float = 60.0, confirm: "bool | float" = True,
+                 cubes: "dict | None" = None,
                  _solve=None, _sat_solve=None) -> LeastDepth2:
     """Least number of hidden gates of a layered THR o THR circuit computing f (N <= 8).
 
@@ -64,6 +65,11 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         and a CDCL solver) for ``time_limit`` seconds (a number: that many seconds; False: off).
         A disagreement is recorded in ``disagreements`` and named by the summary; when the
         second solver found a circuit (re-verified on the whole cube) it settles s.
+    cubes : dict, optional
+        Decide each s <= 6 by the cube split instead of the whole model
+        (:func:`~circuits.analysis.synthesis.parallel.decide_by_cubes`; the dict holds its
+        options: ``processes``, ``client``, ``state`` -- a path with ``{s}`` for the size --
+        and ``progress``); ``time_limit`` is then per cube.
     _solve, _sat_solve : callable, optional
         Test hooks replacing the CP-SAT and the SAT solver calls.
 
@@ -92,9 +98,12 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         # (IP_3 with 4 gates) -- its "no" proves nothing and is never claimed; stage 3: the
         # complete model for the rest of the time.
         first = min(time_limit, quick_time) if quick_weight else time_limit
-        claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
-                                    symmetry=symmetry, time_limit=first,
-                                    num_workers=num_workers, _solve=_solve)
+        if cubes is not None and s <= 6 and not direct and max_weight is None:
+            claim, circ = _decide_cubes(t, s, time_limit, num_workers, cubes)
+        else:
+            claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
+                                        symmetry=symmetry, time_limit=first,
+                                        num_workers=num_workers, _solve=_solve)
         if claim.status == "unknown" and quick_weight:
             q, qc = decide_depth2(t, s, max_weight=min(quick_weight, max_weight or quick_weight),
                                   direct=direct, symmetry=False,
@@ -149,3 +158,28 @@ def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve):
     op = second_opinion(t, claim, time_limit=seconds, max_weight=max_weight, _solve=_sat_solve)
     rec = {k: op[k] for k in ("verdict", "status", "solver", "version", "wall_s", "clauses")}
     return dataclasses.replace(claim, second=rec), op["circuit"]
+
+
+def _decide_cubes(t, s: int, time_limit: float, num_workers: int, opts: dict):
+    """One decision by the cube split, as a claim (top weights unbounded: 0) and a witness."""
+    import numpy as np
+
+    from circuits.analysis.synthesis.parallel import decide_by_cubes
+    from circuits.analysis.synthesis.solver import SOLVER_NAME, _cp_model
+    from circuits.analysis.synthesis.weights import weight_bound
+    from circuits.threshold import ThresholdCircuit, ThresholdLayer
+
+    opts = dict(opts)
+    if opts.get("state") is not None:
+        opts["state"] = str(opts["state"]).format(s=s)
+    r = decide_by_cubes(t, s, time_limit=time_limit, num_workers=num_workers, **opts)
+    _, version = _cp_model()
+    claim = SizeClaim(s, r["status"], f"{SOLVER_NAME}, cube split ({r['cubes']} top-gate classes)",
+                      version, r["cube_seconds"], weight_bound(int(t.size).bit_length() - 1)[0],
+                      0, True)
+    circ = None
+    if r["witness"] is not None:
+        circ = ThresholdCircuit(tuple(ThresholdLayer(np.array(x["weights"], dtype=np.int64),
+                                                     np.array(x["thresholds"], dtype=np.int64))
+                                      for x in r["witness"]))
+    return claim, circ
