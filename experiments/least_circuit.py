@@ -11,6 +11,8 @@ Examples::
     depthsep least-circuit --function ip --n 3
     depthsep least-circuit --function parity --n 5 --time-limit 60
     depthsep least-circuit --function table --table f.npy --max-weight 1
+    depthsep least-circuit --function parity --n 6 --cubes --processes 2 --state cubes.json
+    depthsep least-circuit --catalogue npn4 --time-limit 20
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "default --time-limit")
     p.add_argument("--no-confirm", action="store_true",
                    help="do not confirm refutations with the second solver")
+    p.add_argument("--catalogue", choices=("npn4", "sym5", "sym6"), default=None,
+                   help="instead of one function: every NPN class of 4-input functions (npn4) or "
+                        "the symmetric functions of 5 / 6 inputs; writes least_catalogue_NAME.json "
+                        "and .png")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     return p
 
@@ -134,6 +140,11 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
+    if args.catalogue is not None:
+        from experiments.least_catalogue import run_catalogue
+
+        return run_catalogue(args.catalogue, out, time_limit=args.time_limit,
+                             workers=args.workers, progress=not args.no_progress)
     from circuits.analysis import least_depth2
     from circuits.analysis.exact_synthesis import target_table
 

@@ -22,10 +22,13 @@ __all__ = ["MAX_TOTAL_WEIGHT", "NP_CLASSES", "threshold_class_representatives",
 #: OEIS A003217: the largest minimal total weight of a threshold function of k inputs, k = 0..8
 #: (Muroga 1971, p. 268; Muroga, Tsuboi, Baugh 1970).  Bounds every single weight too.
 MAX_TOTAL_WEIGHT = (0, 1, 3, 5, 9, 17, 35, 79, 209)
-#: Largest minimal max |w_i| for k = 0..6 inputs, computed by :func:`max_minimal_weight` (one
-#: exact MILP per NP class of :func:`threshold_class_representatives`; the tests recompute
-#: k <= 5, the slow test k = 6: 1113 MILPs).
-_MAX_SINGLE_WEIGHT = (0, 1, 1, 2, 3, 5, 9)
+#: Largest minimal max |w_i| for k = 0..7 inputs, computed here: k <= 6 by
+#: :func:`max_minimal_weight` (one exact MILP per NP class of
+#: :func:`threshold_class_representatives`; the tests recompute k <= 5, the slow test k = 6:
+#: 1113 MILPs), k = 7 by :func:`~circuits.analysis.synthesis.classes.largest_minimal_weight`
+#: (29,375 NP classes, complete against A000609(7); MILPs for the 480 classes that need a
+#: first weight above 16, the 182 that need 18 confirmed by CP-SAT; slow test).
+_MAX_SINGLE_WEIGHT = (0, 1, 1, 2, 3, 5, 9, 18)
 #: OEIS A000619: NP classes (permutations and negations of inputs) of threshold functions of
 #: exactly k variables, k = 0..6 (Muroga 1971); their partial sums count the classes of
 #: functions of k inputs.
@@ -220,5 +223,6 @@ def weight_bound(k: int) -> "tuple[int, str]":
     """
     k = check_n_bits(k, name="fan-in", maximum=len(MAX_TOTAL_WEIGHT) - 1)
     if k < len(_MAX_SINGLE_WEIGHT):
-        return max(1, _MAX_SINGLE_WEIGHT[k]), "max minimal |w_i|, computed by MILP (k <= 6)"
+        return max(1, _MAX_SINGLE_WEIGHT[k]), ("max minimal |w_i|, computed by MILP (k <= 6; "
+                                               "k = 7 by enumeration of the NP classes)")
     return MAX_TOTAL_WEIGHT[k], "OEIS A003217 max minimal total weight (Muroga 1971)"
