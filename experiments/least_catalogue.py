@@ -37,8 +37,14 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
 
     funcs = _functions(name)
     t0 = time.perf_counter()
+    partial = out / f"least_catalogue_{name}.partial.json"
+
+    def save_partial(rows):                 # a killed run keeps the rows it finished
+        write_json_atomic(partial, {"format": FORMAT, "version": VERSION, "catalogue": name,
+                                    "time_limit": time_limit, "partial": True, "rows": rows})
     rows = catalogue(funcs, time_limit=time_limit, num_workers=workers, direct=True,
-                     weights=True, progress=progress)
+                     weights=True, progress=progress, on_row=save_partial)
+    partial.unlink(missing_ok=True)
     wall = time.perf_counter() - t0
     sizes: "dict[str, int]" = {}
     for r in rows:

@@ -27,7 +27,7 @@ from circuits.utils.errors import DepthsepError
 
 __all__ = ["npn_classes", "symmetric_classes", "catalogue"]
 
-#: Published NPN class counts of Boolean functions of n = 0..5 inputs (OEIS A000370).
+#: The classical counts of NPN classes of Boolean functions of n = 0..5 inputs.
 NPN_COUNTS = (1, 2, 4, 14, 222, 616126)
 
 
@@ -74,8 +74,8 @@ def npn_classes(n: int) -> "list[np.ndarray]":
         np.minimum(best, full ^ img, out=best)
     reps = np.unique(best)
     if len(reps) != NPN_COUNTS[n]:
-        raise DepthsepError(f"found {len(reps)} NPN classes of {n}-input functions, OEIS A000370 "
-                            f"has {NPN_COUNTS[n]}")
+        raise DepthsepError(f"found {len(reps)} NPN classes of {n}-input functions, the published "
+                            f"count is {NPN_COUNTS[n]}")
     return [((int(c) >> np.arange(K)) & 1).astype(np.uint8) for c in reps]
 
 
@@ -119,7 +119,7 @@ def _least_weight(t, size: int, time_limit: float, num_workers: int, cap: int) -
 
 def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
               max_size: int = 8, weights: bool = True, direct: bool = False,
-              progress: bool = True) -> "list[dict]":
+              progress: bool = True, on_row=None) -> "list[dict]":
     """Least THR o THR size (and least weights, and the size with direct wires) of each table.
 
     Parameters
@@ -138,6 +138,8 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
         Also the least size with input-to-top wires (CP-SAT; refutations not confirmed).
     progress : bool
         One line per function on stderr.
+    on_row : callable, optional
+        Called with the rows so far after each function (to save partial results).
 
     Returns
     -------
@@ -169,6 +171,8 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
             row["direct"] = {"size": d.size, "lower": d.lower, "upper": d.upper}
         row["seconds"] = round(time.perf_counter() - t0, 3)
         rows.append(row)
+        if on_row is not None:
+            on_row(rows)
         if progress:
             print(f"catalogue {name}: size {r.size if r.size is not None else (r.lower, r.upper)}"
                   f" ({row['seconds']:.1f} s)", file=sys.stderr, flush=True)
