@@ -161,7 +161,10 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
         row = {"name": name, "table": "".join(map(str, t.tolist())), "size": r.size,
                "lower": r.lower, "upper": r.upper,
                "refutations_confirmed": r.refutations_confirmed,
-               "disagreements": list(r.disagreements), "weight": None, "direct": None}
+               "disagreements": list(r.disagreements), "weight": None, "direct": None,
+               "claims": [{"size": c.size, "status": c.status, "wall_s": c.wall_s,
+                           "enumerator": c.cross_checked,
+                           "second": (c.second or {}).get("verdict")} for c in r.claims]}
         if weights and r.size is not None:
             row["weight"] = _least_weight(t, r.size, time_limit, num_workers,
                                           cap=max(1, int(r.circuit.max_abs_weight)))

@@ -24,8 +24,9 @@ class SizeClaim:
     complete: bool          # the weight bounds cover every threshold function of that fan-in
     #                         (always True for "feasible": a witness needs no bound)
     cross_checked: bool = False   # an infeasibility confirmed by the exhaustive enumerator
-    #: the second solver's opinion of this claim (:func:`~circuits.analysis.synthesis.second.
-    #: second_opinion`): verdict "confirmed" / "disagrees" / "unknown", solver, version, wall_s
+    #: the second solver's opinion of this claim (``second_opinion`` of
+    #: :mod:`circuits.analysis.synthesis.second`): verdict "confirmed" / "disagrees" /
+    #: "unknown", solver, version, wall_s
     second: "dict | None" = None
 
     def as_dict(self) -> dict:
