@@ -122,7 +122,9 @@ def _depth3(parser, args, f, name, out) -> int:
         layers = [{"weights": layer.weights.tolist(), "thresholds": layer.thresholds.tolist()}
                   for layer in circ.layers]
         record["witness"] = layers
-        print(f"  witness (re-verified on all {f.size} points): {layers}")
+        print(f"  witness (re-verified on all {f.size} points):")
+        for i, layer in enumerate(layers, 1):
+            print(f"    layer {i}: W = {layer['weights']}, t = {layer['thresholds']}")
     return _save(record, out, 0 if claim.status != "unknown" else EXIT_FAILED)
 
 

@@ -101,7 +101,20 @@ def test_cli_least_circuit_cubes(tmp_path, capsys):
                "--out", str(tmp_path), "--no-progress"])
     out = capsys.readouterr().out
     assert rc == 0 and "size = 3" in out and "cube split" in out and "top gate fixed" in out
-    assert "every refutation confirmed by the second solver" in out
+    assert "every refutation confirmed by the second solver" in out and "{" not in out
     assert (tmp_path / "st_s2.json").exists()
     rec = json.loads((tmp_path / "least_circuit.json").read_text())
     assert rec["size"] == 3 and rec["refutations_confirmed"] is True
+
+
+def test_cli_stdout_has_no_raw_dicts(tmp_path, capsys):
+    from experiments.least_circuit import main
+
+    assert main(["--function", "ip", "--n", "2", "--depth3", "2,1", "--workers", "1",
+                 "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "layer 1: W = " in out and "{" not in out
+    assert main(["--function", "parity", "--n", "3", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "python-sat cadical195 confirmed" in out and "{" not in out
