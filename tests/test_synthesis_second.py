@@ -9,7 +9,7 @@ pytest.importorskip("ortools")
 pytest.importorskip("pysat")
 
 from circuits.analysis import decide_depth2, least_depth2                   # noqa: E402
-from circuits.analysis.synthesis.bitblast import CNF                        # noqa: E402
+from circuits.analysis.synthesis._bitblast import CNF                        # noqa: E402
 from circuits.analysis.synthesis.second import (decide_depth2_sat,          # noqa: E402
                                                 second_opinion)
 from circuits.analysis.threshold_search import _codes_to_tables             # noqa: E402

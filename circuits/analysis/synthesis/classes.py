@@ -66,7 +66,7 @@ def _unique_pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def regular_threshold_tables(k: int, max_weight: int, *, chunk: int = 20000) -> np.ndarray:
-    """Tables of all regular positive threshold functions ``[w . z >= t]``, w_1 <= max_weight.
+    """Tables of all regular positive threshold functions with first weight <= max_weight.
 
     Parameters
     ----------

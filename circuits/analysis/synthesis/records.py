@@ -24,9 +24,9 @@ class SizeClaim:
     complete: bool          # the weight bounds cover every threshold function of that fan-in
     #                         (always True for "feasible": a witness needs no bound)
     cross_checked: bool = False   # an infeasibility confirmed by the exhaustive enumerator
-    #: the second solver's opinion of this claim (``second_opinion`` of
-    #: :mod:`circuits.analysis.synthesis.second`): verdict "confirmed" / "disagrees" /
-    #: "unknown", solver, version, wall_s
+    # the second solver's opinion of this claim (second_opinion of
+    # circuits.analysis.synthesis.second): verdict "confirmed" / "disagrees" / "unknown",
+    # solver, version, wall_s
     second: "dict | None" = None
 
     def as_dict(self) -> dict:
@@ -50,7 +50,7 @@ class LeastDepth2:
     complete: bool
     claims: list = field(default_factory=list)
     options: dict = field(default_factory=dict)
-    #: sizes at which the two solvers disagreed (never hidden: the summary names them)
+    # sizes at which the two solvers disagreed (never hidden: the summary names them)
     disagreements: list = field(default_factory=list)
 
     @property

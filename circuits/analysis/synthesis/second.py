@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from circuits.analysis.synthesis.bitblast import CNF, width_for
+from circuits.analysis.synthesis._bitblast import CNF, width_for
 from circuits.analysis.synthesis.solver import verify_witness
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS
 from circuits.analysis.synthesis.weights import MAX_TOTAL_WEIGHT, weight_bound
