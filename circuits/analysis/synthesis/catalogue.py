@@ -177,6 +177,7 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
         if on_row is not None:
             on_row(rows)
         if progress:
-            print(f"catalogue {name}: size {r.size if r.size is not None else (r.lower, r.upper)}"
-                  f" ({row['seconds']:.1f} s)", file=sys.stderr, flush=True)
+            size = r.size if r.size is not None else f"between {r.lower} and {r.upper or '?'}"
+            print(f"catalogue {name}: size {size} ({row['seconds']:.1f} s)", file=sys.stderr,
+                  flush=True)
     return rows
