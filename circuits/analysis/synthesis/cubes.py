@@ -13,7 +13,8 @@ disjunction, over those representatives g (27, 119, 1113 for s = 4, 5, 6), of th
 A cube has no top weights at all: g is fixed, and "g(H(z)) = f(z)" is posted as clauses on the
 hidden outputs -- for every maximal false point p of g and every one z of f, some gate j with
 ``p_j = 0`` is on at z; for every minimal true point q of g and every zero z of f, some gate j
-with ``q_j = 1`` is off at z.  Inputs of g that are symmetric (swapping them leaves g unchanged)
+with ``q_j = 1`` is off at z (and, implied, for every one z and zero y of f some gate is on at
+z and off at y, as in the whole model).  Inputs of g that are symmetric (swapping them leaves g unchanged)
 form consecutive blocks; inside a block the hidden tables are sorted (non-strictly).  The hidden
 weights are bounded by :func:`~circuits.analysis.synthesis.weights.weight_bound` (complete), so a
 cube's "infeasible" is a proof for that g; every cube infeasible proves the decision infeasible,
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from circuits.analysis.synthesis.model import _PAIR_LIMIT
 from circuits.analysis.synthesis.solver import _cp_model, _run, verify_witness
 from circuits.analysis.synthesis.symmetry import _lex_geq
 from circuits.analysis.synthesis.weights import (NP_CLASSES, threshold_class_representatives,
@@ -104,6 +106,22 @@ def build_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
             for q in min_true:
                 m.AddBoolOr([H[j][k].Not() for j in range(s) if (q >> j) & 1]
                             or [m.NewConstant(0)])
+    # implied by a positive g (as in the whole model): a one z of f and a zero y need a gate
+    # that is on at z and off at y, else g(H(z)) <= g(H(y)); all pairs up to _PAIR_LIMIT, else
+    # the edges across f's boundary
+    ones, zeros = np.flatnonzero(t == 1), np.flatnonzero(t == 0)
+    if ones.size * zeros.size <= _PAIR_LIMIT:
+        pairs = [(a, b) for a in ones for b in zeros]
+    else:
+        pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
+    for a, b in pairs:
+        lits = []
+        for j in range(s):
+            d = m.NewBoolVar("")
+            m.AddImplication(d, H[j][a])
+            m.AddImplication(d, H[j][b].Not())
+            lits.append(d)
+        m.AddBoolOr(lits)
     for a, b in _symmetric_blocks(g, s):
         _lex_geq(m, H[a], H[b])
     return m, W, T, H
