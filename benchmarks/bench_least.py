@@ -1,4 +1,4 @@
-"""Issue 21 benchmark: exact least THR o THR sizes by CP-SAT (``least_depth2``).
+"""Benchmark: exact least THR o THR sizes by CP-SAT (``least_depth2``).
 
 Ours: :func:`circuits.analysis.decide_depth2` / :func:`least_depth2` with the complete weight
 bounds (per-gate maxima 3 / 5 / 9 for N = 4 / 5 / 6), the default symmetry breaking
@@ -22,6 +22,12 @@ group ("function"), on PAR_4 with 3 gates, and default against default + functio
 Part C, against the exhaustive enumerator :func:`circuits.analysis.min_depth2_size` (its naive
 twin): least size of IP_2 and PAR_3.  Single recorded time (not a ratio): S(4, 3) = 30 by
 :func:`max_sliced_edges`.
+
+Part D, the second solver and the cube split (same decisions, same run): the bit-blasted CNF
+solved by CaDiCaL (:func:`~circuits.analysis.synthesis.second.decide_depth2_sat`, the check of
+every refutation) against the CP-SAT model on PAR_4 with 3 gates and PAR_5 with 4 gates, and the
+cube split (:func:`~circuits.analysis.synthesis.parallel.decide_by_cubes`, serial, one CP-SAT
+worker per cube) against the whole model with one worker on PAR_5 with 4 gates and IP_3 with 3.
 
 Usage: python benchmarks/bench_least.py [--repeats 3] [--cap 90] [--skip-big]
        [--out benchmarks/results_least.json]
@@ -51,7 +57,7 @@ def _plain(f, s, cap):
     import numpy as np
     from ortools.sat.python import cp_model
 
-    from circuits.analysis.exact_synthesis import _build
+    from circuits.analysis.synthesis.model import _build
 
     t = np.asarray(f, dtype=np.uint8)
     n = int(t.size).bit_length() - 1
@@ -93,9 +99,9 @@ def main(argv=None) -> int:
     p.add_argument("--cap", type=float, default=90.0, help="seconds cap of every solver call")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results_least.json"))
     p.add_argument("--skip-big", action="store_true", help="skip PAR_5 / IP_3 / S(4,3)")
-    p.add_argument("--only", default=None, help="comma list of parts to run (A, B, C)")
+    p.add_argument("--only", default=None, help="comma list of parts to run (A, B, C, D)")
     args = p.parse_args(argv)
-    parts = set((args.only or "A,B,C").upper().split(","))
+    parts = set((args.only or "A,B,C,D").upper().split(","))
     cap = args.cap
     rows = []
 
@@ -163,6 +169,32 @@ def main(argv=None) -> int:
                     args.repeats, check=chk_b)
                 record(f"{name}: default vs default+function", t, "default+function",
                        ours="default", part="B")
+
+    if "D" in parts:
+        from circuits.analysis.synthesis.parallel import decide_by_cubes
+        from circuits.analysis.synthesis.second import decide_depth2_sat
+
+        def whole(f, s, workers):
+            return (decide_depth2(f, s, time_limit=cap, num_workers=workers)[0].status,)
+
+        def chk_d(who, res):
+            assert res in (("infeasible",), ("unknown",)), (who, res)
+        cases = [("PAR_4 s=3", parity(4), 3)]
+        if not args.skip_big:
+            cases.append(("PAR_5 s=4", parity(5), 4))
+        for name, f, s in cases:
+            t = interleaved({"CP-SAT": lambda f=f, s=s: whole(f, s, 2),
+                             "CaDiCaL CNF": lambda f=f, s=s: (
+                                 decide_depth2_sat(f, s, time_limit=cap)["status"],)},
+                            args.repeats, check=chk_d)
+            record(f"{name}: second solver", t, "CaDiCaL CNF", ours="CP-SAT", part="D")
+        if not args.skip_big:
+            for name, f, s in (("PAR_5 s=4", parity(5), 4), ("IP_3 s=3", inner_product_mod2(3), 3)):
+                t = interleaved({"cube split": lambda f=f, s=s: (decide_by_cubes(
+                                     f, s, time_limit=cap, progress=False)["status"],),
+                                 "whole model": lambda f=f, s=s: whole(f, s, 1)},
+                                args.repeats, check=chk_d)
+                record(f"{name}: cube split", t, "whole model", ours="cube split", part="D")
 
     singles = []
     if "C" in parts:

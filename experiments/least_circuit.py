@@ -11,6 +11,8 @@ Examples::
     depthsep least-circuit --function ip --n 3
     depthsep least-circuit --function parity --n 5 --time-limit 60
     depthsep least-circuit --function table --table f.npy --max-weight 1
+    depthsep least-circuit --function parity --n 6 --cubes --processes 2 --state cubes.json
+    depthsep least-circuit --catalogue npn4 --time-limit 20
 """
 
 from __future__ import annotations
@@ -64,6 +66,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth3", default=None, metavar="S1,S2",
                    help="instead of the least depth-2 size, decide THR∘THR∘THR with hidden layers "
                         "of S1 and S2 gates (decide_depth3)")
+    p.add_argument("--cubes", action="store_true",
+                   help="decide each size <= 6 by the cube split (one CP-SAT task per class of "
+                        "top gate); --time-limit is then per cube")
+    p.add_argument("--processes", type=int_in_range(1, 256), default=1,
+                   help="local processes for the cubes (with --cubes); default 1")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the cubes as tasks on this Dask scheduler (tcp://host:8786)")
+    p.add_argument("--state", type=Path, default=None,
+                   help="resume file for the cubes (with --cubes): finished cubes are recorded "
+                        "and skipped by a rerun; '{s}' in the name becomes the size")
+    p.add_argument("--confirm-time", type=real_in_range(0), default=None,
+                   help="seconds the second solver (python-sat) gets to confirm each refutation; "
+                        "default --time-limit")
+    p.add_argument("--no-confirm", action="store_true",
+                   help="do not confirm refutations with the second solver")
+    p.add_argument("--catalogue", choices=("npn4", "sym5", "sym6"), default=None,
+                   help="instead of one function: every NPN class of 4-input functions (npn4) or "
+                        "the symmetric functions of 5 / 6 inputs; writes least_catalogue_NAME.json "
+                        "and .png")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     return p
 
@@ -102,14 +123,31 @@ def _depth3(parser, args, f, name, out) -> int:
         layers = [{"weights": layer.weights.tolist(), "thresholds": layer.thresholds.tolist()}
                   for layer in circ.layers]
         record["witness"] = layers
-        print(f"  witness (re-verified on all {f.size} points): {layers}")
+        print(f"  witness (re-verified on all {f.size} points):")
+        for i, layer in enumerate(layers, 1):
+            print(f"    layer {i}: W = {layer['weights']}, t = {layer['thresholds']}")
     return _save(record, out, 0 if claim.status != "unknown" else EXIT_FAILED)
+
+
+def _cube_options(args) -> "dict | None":
+    if not args.cubes:
+        return None
+    state = None if args.state is None else str(args.state)
+    if state is not None and "{s}" not in state:
+        state = str(args.state.with_name(args.state.stem + "_s{s}" + args.state.suffix))
+    return {"processes": args.processes, "client": args.scheduler, "state": state,
+            "progress": not args.no_progress}
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
+    if args.catalogue is not None:
+        from experiments.least_catalogue import run_catalogue
+
+        return run_catalogue(args.catalogue, out, time_limit=args.time_limit,
+                             workers=args.workers, progress=not args.no_progress)
     from circuits.analysis import least_depth2
     from circuits.analysis.exact_synthesis import target_table
 
@@ -126,12 +164,18 @@ def main(argv=None) -> int:
     r = least_depth2(f, lower=args.lower, max_size=max(args.max_size, args.lower),
                      max_weight=args.max_weight, direct=args.direct,
                      symmetry=sym, time_limit=args.time_limit,
-                     num_workers=args.workers, progress=not args.no_progress)
+                     num_workers=args.workers, progress=not args.no_progress,
+                     confirm=False if args.no_confirm else (args.confirm_time or True),
+                     cubes=_cube_options(args))
     print(f"{name} (N = {r.n_inputs}): {r.summary()}")
     for c in r.claims:
         xc = ", confirmed by the enumerator" if c.cross_checked else ""
+        if c.second is not None:
+            xc += (f"; {c.second['solver']} {c.second['verdict']} ({c.second['status']}, "
+                   f"{c.second['wall_s']:.2f} s)")
         print(f"  s = {c.size}: {c.status:<10} {c.solver} {c.version}, {c.wall_s:.2f} s, "
-              f"|w_hidden| <= {c.hidden_weight}, |w_top| <= {c.top_weight}"
+              f"|w_hidden| <= {c.hidden_weight}, "
+              f"{'top gate fixed per cube' if c.top_weight == 0 else f'|w_top| <= {c.top_weight}'}"
               f"{'' if c.complete else ' (bounded search)'}{xc}")
     if r.circuit is not None:
         d = r.as_dict()["witness"]

@@ -31,6 +31,8 @@ from circuits.utils.cli import (EXIT_NOT_SAVED, check_output_dir, id_list, int_i
 FORMAT = "depthsep.separation_table"
 VERSION = 1
 CONTROLS = ("ip", "parity", "majority", "random", "random-threshold")
+#: the house colour key of each function name's prefix
+_TARGET_OF = {"IP": "ip", "PAR": "parity", "MAJ": "maj", "RAND": "random", "RTHR": "thr"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,12 +93,49 @@ def _construction(function: str, n: int, N: int):
     return {"DNF (ones of f)": None}
 
 
+def _figure(rows: list, path: Path) -> None:
+    """Bound, exact size (or its undecided interval, hatched) and the construction sizes."""
+    from circuits.utils.files import savefig_atomic
+    from experiments._style import (REFERENCE_COLOURS, SOURCE_MARKERS, legend_below, pyplot,
+                                    target_colour)
+
+    with pyplot() as plt:
+        fig, ax = plt.subplots(figsize=(7.5, 4.0))
+        xs = list(range(len(rows)))
+        ax.bar([x - 0.2 for x in xs], [r["best_bound"] for r in rows], 0.4,
+               color=REFERENCE_COLOURS["bound"], label="best library lower bound")
+        first_open = True
+        for x, r in zip(xs, rows):
+            colour = target_colour(_TARGET_OF.get(r["function"].split("_")[0], ""))
+            if r["truth"] is not None:
+                ax.bar(x + 0.2, r["truth"], 0.4, color=colour,
+                       label="exact least THR∘THR size (proved)" if x == 0 else None)
+            else:                                   # undecided: the interval, never a 0 bar
+                hi = r["upper"] if r["upper"] is not None else r["lower"] + 1
+                ax.bar(x + 0.2, hi - r["lower"], 0.4, bottom=r["lower"], fill=False,
+                       hatch="//", edgecolor=colour,
+                       label="undecided: proved interval" if first_open else None)
+                first_open = False
+            sizes = [v for v in r["constructions"].values() if isinstance(v, int)]
+            if sizes:
+                ax.plot([x + 0.2] * len(sizes), sizes, linestyle="none",
+                        marker=SOURCE_MARKERS["exact"], color=REFERENCE_COLOURS["exact"],
+                        label="construction sizes" if x == 0 else None)
+        ax.set_xticks(xs, [r["function"] for r in rows], rotation=45, ha="right")
+        ax.set_ylabel("hidden gates")
+        ax.set_title("Measured: library lower bounds vs the exact least THR∘THR size")
+        nrow = legend_below(fig, [ax], ncol=2)
+        fig.tight_layout(rect=(0, 0.07 * nrow, 1, 1))
+        savefig_atomic(fig, path, dpi=120)
+        plt.close(fig)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
     from circuits.analysis import least_depth2
-    from circuits.utils.files import savefig_atomic, write_json_atomic
+    from circuits.utils.files import write_json_atomic
     from circuits.analysis.exact_synthesis import target_table
 
     rows = []
@@ -122,10 +161,19 @@ def main(argv=None) -> int:
                    "solver_seconds": round(sum(c.wall_s for c in r.claims), 3),
                    "claims": [c.as_dict() for c in r.claims]}
             rows.append(row)
-            tr = truth if truth is not None else f"[{r.lower},{r.upper}]"
-            print(f"{name:<18} N={N}  bound {best:>3} <= truth {tr!s:>6} <= "
-                  f"{cons}   ({row['solver_seconds']:.2f} s, "
-                  f"{'complete' if r.complete else 'within |w| bound'})", flush=True)
+            tr = truth if truth is not None else f"[{r.lower},{r.upper or '?'}]"
+            cons_txt = ", ".join(f"{k}: {v if v is not None else 'n/a'}" for k, v in cons.items())
+            conf = ("refutations confirmed by the second solver" if r.refutations_confirmed
+                    else "some refutations by CP-SAT alone")
+            if r.lower <= 1:
+                conf = "no refutation needed"
+            if r.disagreements:
+                conf = f"SOLVERS DISAGREE at s = {r.disagreements}"
+            row["refutations_confirmed"] = r.refutations_confirmed
+            row["disagreements"] = list(r.disagreements)
+            print(f"{name:<18} N={N}  bound {best:>3} <= truth {tr!s:>6}   constructions: "
+                  f"{cons_txt}   ({row['solver_seconds']:.2f} s, "
+                  f"{'complete' if r.complete else 'within |w| bound'}; {conf})", flush=True)
     record = {"format": FORMAT, "version": VERSION, "max_weight": args.max_weight,
               "time_limit": args.time_limit, "rows": rows}
     status = 0
@@ -135,26 +183,9 @@ def main(argv=None) -> int:
         print(f"wrote {jpath}", file=sys.stderr)
     else:
         status = EXIT_NOT_SAVED
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    labels = [r["function"] for r in rows]
-    xs = range(len(rows))
-    ax.bar([x - 0.2 for x in xs], [r["best_bound"] for r in rows], 0.4, label="best lower bound")
-    ax.bar([x + 0.2 for x in xs], [r["truth"] if r["truth"] is not None else 0 for r in rows],
-           0.4, label="exact least THR o THR size (0 = undecided)")
-    ax.set_xticks(list(xs), labels, rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel("hidden gates")
-    ax.set_title("Measured: library lower bounds vs the exact least depth-2 size", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
     ppath = out / "separation_table.png"
-    if not save_or_report(lambda: savefig_atomic(fig, ppath, dpi=120), what="the figure",
-                          where=ppath):
+    if not save_or_report(lambda: _figure(rows, ppath), what="the figure", where=ppath):
         status = EXIT_NOT_SAVED
-    plt.close(fig)
     return status
 
 

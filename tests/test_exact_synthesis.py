@@ -7,6 +7,8 @@ import pytest
 pytest.importorskip("ortools")
 
 from circuits.analysis import exact_synthesis as ES                        # noqa: E402
+from circuits.analysis.synthesis import depth3 as D3, model as M          # noqa: E402
+from circuits.analysis.synthesis import symmetry as SYM, weights as WTS   # noqa: E402
 from circuits.analysis import least_depth2, min_depth2_size, decide_depth2  # noqa: E402
 from circuits.analysis.threshold_search import _codes_to_tables            # noqa: E402
 from circuits.functions import inner_product_mod2, majority, parity        # noqa: E402
@@ -28,7 +30,7 @@ def test_twin_every_function(n):
     tables = _codes_to_tables(np.arange(1 << (1 << n), dtype=np.uint64), n)
     for f in tables:
         naive = min_depth2_size(f, 4)
-        r = _check(f, cross_check=False)
+        r = _check(f, cross_check=False, confirm=False)     # the solvers' agreement: own test
         assert r.size == naive.size, f.tolist()
 
 
@@ -81,22 +83,22 @@ def test_direct_wires():
 
 
 def test_symmetry_off_same_answer():
-    assert ES._check_symmetry(True) == ES.DEFAULT_SYMMETRY
-    assert ES._check_symmetry("all") == ES.SYMMETRIES
+    assert SYM._check_symmetry(True) == ES.DEFAULT_SYMMETRY
+    assert SYM._check_symmetry("all") == ES.SYMMETRIES
     for sym in (False, ("complement",), ("order",), "function", "all"):
         r = least_depth2(parity(3), symmetry=sym, time_limit=20, num_workers=1)
         assert r.size == 3
 
 
 def test_planted_wrong_witness_caught(monkeypatch):
-    real = ES._witness
+    real = M._witness
 
     def wrong(*a, **k):
         c = real(*a, **k)
         top = c.layers[1]
-        return ES.ThresholdCircuit((c.layers[0], ES.ThresholdLayer(top.weights,
+        return M.ThresholdCircuit((c.layers[0], M.ThresholdLayer(top.weights,
                                                                     top.thresholds + 1)))
-    monkeypatch.setattr(ES, "_witness", wrong)
+    monkeypatch.setattr(M, "_witness", wrong)
     with pytest.raises(DepthsepError, match="rejected"):
         least_depth2(parity(3), time_limit=20, num_workers=1)
 
@@ -107,7 +109,7 @@ def test_planted_wrong_infeasible_caught():
     def liar(solver, model):
         return cp_model.INFEASIBLE
     with pytest.raises(DepthsepError, match="enumerator found one"):
-        least_depth2(parity(2), _solve=liar, num_workers=1)
+        least_depth2(parity(2), _solve=liar, num_workers=1, confirm=False)
 
 
 def test_unknown_is_honest():
@@ -128,13 +130,13 @@ def test_bad_arguments():
 
 
 def test_weight_bounds_computed_match():
-    assert [ES.max_minimal_weight(k) for k in range(4)] == list(ES._MAX_SINGLE_WEIGHT[:4])
+    assert [ES.max_minimal_weight(k) for k in range(4)] == list(WTS._MAX_SINGLE_WEIGHT[:4])
 
 
 @pytest.mark.slow
 def test_weight_bound_n4_n6_and_parity5():
-    assert ES.max_minimal_weight(4) == ES._MAX_SINGLE_WEIGHT[4]
-    assert ES.max_minimal_weight(6) == ES._MAX_SINGLE_WEIGHT[6] == 9
+    assert ES.max_minimal_weight(4) == WTS._MAX_SINGLE_WEIGHT[4]
+    assert ES.max_minimal_weight(6) == WTS._MAX_SINGLE_WEIGHT[6] == 9
     r = least_depth2(parity(5), time_limit=300, num_workers=2)
     assert r.size == 5 and r.complete        # C(5) = 5 planes slice Q5
 
@@ -280,7 +282,7 @@ def test_canonical_witness_satisfies_every_symmetry_subset(name):
     bt, _ = ES.weight_bound(size)
     for r in range(4):
         for sym in combinations(ES.SYMMETRIES, r):
-            m, vars_ = ES._build(f, n, size, bh, bt, False, sym, True)
+            m, vars_ = M._build(f, n, size, bh, bt, False, sym, True)
             H = vars_[-1]
             for j, row in enumerate(canon):
                 for k, b in enumerate(row):
@@ -311,7 +313,7 @@ def test_class_representatives_match_a000619():
     """Partial sums of OEIS A000619 (2, 1, 2, 5, 17, 92, 994): 2, 3, 5, 10, 27, 119, 1113."""
     assert [len(ES.threshold_class_representatives(k)) for k in range(7)] == \
         [2, 3, 5, 10, 27, 119, 1113]
-    assert ES.max_minimal_weight(5) == ES._MAX_SINGLE_WEIGHT[5] == 5
+    assert ES.max_minimal_weight(5) == WTS._MAX_SINGLE_WEIGHT[5] == 5
 
 
 def test_threshold_counts_from_classes_match_a000609():
@@ -326,12 +328,12 @@ def test_threshold_counts_from_classes_match_a000609():
 def test_order_is_not_strict_when_weights_are_capped(monkeypatch):
     """Merging equal gates can leave |w| <= W, so a capped search keeps duplicates allowed."""
     seen = []
-    real = ES._build
+    real = M._build
 
     def spy(*a):
         seen.append(a[-1])
         return real(*a)
-    monkeypatch.setattr(ES, "_build", spy)
+    monkeypatch.setattr(M, "_build", spy)
     decide_depth2(parity(3), 3, time_limit=10, num_workers=1)
     decide_depth2(parity(3), 3, max_weight=1, time_limit=10, num_workers=1)
     decide_depth2(parity(1), 5, time_limit=10, num_workers=1)      # only 4 threshold functions
@@ -416,12 +418,12 @@ def test_depth3_parity3_needs_three_first_layer_gates():
 
 
 def test_depth3_planted_wrong_witness_caught_and_bad_sizes(monkeypatch):
-    real = ES.ThresholdCircuit
+    real = D3.ThresholdCircuit
 
     def shifted(layers):
         top = layers[-1]
-        return real(tuple(layers[:-1]) + (ES.ThresholdLayer(top.weights, top.thresholds + 1),))
-    monkeypatch.setattr(ES, "ThresholdCircuit", shifted)
+        return real(tuple(layers[:-1]) + (D3.ThresholdLayer(top.weights, top.thresholds + 1),))
+    monkeypatch.setattr(D3, "ThresholdCircuit", shifted)
     with pytest.raises(DepthsepError, match="rejected"):
         ES.decide_depth3(parity(2), (2, 1), num_workers=1)
     monkeypatch.undo()

@@ -14,7 +14,8 @@
   minimal weights, Chow parameters;
 - :mod:`~circuits.analysis.threshold_search` — counts of monotone and threshold functions,
   small depth-2 searches;
-- :mod:`~circuits.analysis.exact_synthesis` — least THR o THR circuits by CP-SAT, with complete
+- :mod:`~circuits.analysis.synthesis` (entry points re-exported by
+  :mod:`~circuits.analysis.exact_synthesis`) — least THR o THR circuits by CP-SAT, with complete
   weight bounds and re-verified witnesses (:func:`least_depth2`).
 
 Examples

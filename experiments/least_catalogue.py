@@ -1,0 +1,112 @@
+"""``depthsep least-circuit --catalogue NAME``: least THR o THR sizes of a whole family.
+
+NAME is ``npn4`` (one representative of each of the 222 NPN classes of 4-input functions),
+``sym5`` or ``sym6`` (the symmetric functions of 5 / 6 inputs up to negating the output and
+all inputs).  Each row: the least hidden size (proved, refutations confirmed by the second
+solver, or an honest interval), the least weight range ``W`` of a least-size circuit (every
+hidden and top weight within ``[-W, W]``), and the least size with input-to-top wires.  Writes
+``least_catalogue_NAME.json`` and ``least_catalogue_NAME.png`` (classes per least size; an
+undecided class is drawn as a hatched interval, never as a bar of height 0).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+FORMAT = "depthsep.least_catalogue"
+VERSION = 1
+CATALOGUES = ("npn4", "sym5", "sym6")
+
+
+def _functions(name: str):
+    from circuits.analysis.synthesis.catalogue import npn_classes, symmetric_classes
+
+    if name == "npn4":
+        return [(f"NPN{i:03d}", t) for i, t in enumerate(npn_classes(4))]
+    n = int(name[3:])
+    return [(f"SYM{n}[{v}]", t) for v, t in symmetric_classes(n)]
+
+
+def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
+                  progress: bool) -> int:
+    from circuits.analysis.synthesis.catalogue import catalogue
+    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
+    from circuits.utils.files import write_json_atomic
+
+    funcs = _functions(name)
+    t0 = time.perf_counter()
+    partial = out / f"least_catalogue_{name}.partial.json"
+
+    def save_partial(rows):                 # a killed run keeps the rows it finished
+        write_json_atomic(partial, {"format": FORMAT, "version": VERSION, "catalogue": name,
+                                    "time_limit": time_limit, "partial": True, "rows": rows})
+    rows = catalogue(funcs, time_limit=time_limit, num_workers=workers, direct=True,
+                     weights=True, progress=progress, on_row=save_partial)
+    partial.unlink(missing_ok=True)
+    wall = time.perf_counter() - t0
+    sizes: "dict[str, int]" = {}
+    for r in rows:
+        key = str(r["size"]) if r["size"] is not None else f"[{r['lower']},{r['upper'] or '?'}]"
+        sizes[key] = sizes.get(key, 0) + 1
+    undecided = [r["name"] for r in rows if r["size"] is None]
+    disagree = [r["name"] for r in rows if r["disagreements"]]
+    unconfirmed = [r["name"] for r in rows if r["size"] is not None and r["size"] > 1
+                   and not r["refutations_confirmed"]]
+    print(f"{name}: {len(rows)} functions in {wall:.1f} s; classes per least hidden size: "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(sizes.items())))
+    print(f"  undecided: {len(undecided)}; refutations not confirmed by the second solver: "
+          f"{len(unconfirmed)}; solver disagreements: {len(disagree)}")
+    if name != "npn4":
+        for r in rows:
+            d = r["direct"] or {}
+            w = (r["weight"] or {}).get("least_weight")
+            size = r["size"] if r["size"] is not None else f"{r['lower']}..{r['upper'] or '?'}"
+            print(f"  {r['name']:<16} least size {size!s:>6}   least W {w!s:>4}   "
+                  f"with direct wires {d.get('size')!s:>4}   ({r['seconds']:.1f} s)")
+    record = {"format": FORMAT, "version": VERSION, "catalogue": name,
+              "time_limit": time_limit, "seconds": round(wall, 2), "size_counts": sizes,
+              "undecided": undecided, "disagreements": disagree, "unconfirmed": unconfirmed,
+              "rows": rows}
+    status = 0
+    jpath = out / f"least_catalogue_{name}.json"
+    if save_or_report(lambda: write_json_atomic(jpath, record), what="the JSON record",
+                      where=jpath):
+        print(f"wrote {jpath}", file=sys.stderr)
+    else:
+        status = EXIT_NOT_SAVED
+    ppath = out / f"least_catalogue_{name}.png"
+    if not save_or_report(lambda: _figure(rows, name, ppath), what="the figure", where=ppath):
+        status = EXIT_NOT_SAVED
+    return status
+
+
+def _figure(rows, name: str, path: Path) -> None:
+    from circuits.utils.files import savefig_atomic
+    from experiments._style import legend_below, pyplot, target_colour
+
+    top = max([r["upper"] or r["lower"] for r in rows] + [1])
+    xs = list(range(1, top + 1))
+    plain = [sum(1 for r in rows if r["size"] == s) for s in xs]
+    direct = [sum(1 for r in rows if (r["direct"] or {}).get("size") == s) for s in xs]
+    with pyplot() as plt:
+        fig, ax = plt.subplots(figsize=(6.4, 3.6))
+        ax.bar([x - 0.2 for x in xs], plain, 0.4, color=target_colour("parity"),
+               label="THR∘THR, least hidden size (proved)")
+        ax.bar([x + 0.2 for x in xs], direct, 0.4, color=target_colour("maj"),
+               label="with input-to-top wires (proved)")
+        open_rows = [r for r in rows if r["size"] is None]
+        for i, r in enumerate(open_rows):       # undecided: the interval, hatched, never a 0 bar
+            hi = r["upper"] or top
+            ax.fill_betweenx([0, 0.8], r["lower"] - 0.4, hi + 0.4, hatch="//", fill=False,
+                             edgecolor=target_colour("random"),
+                             label="undecided (interval lower..upper)" if i == 0 else None)
+        ax.set_xticks(xs)
+        ax.set_xlabel("hidden gates")
+        ax.set_ylabel("functions (classes)")
+        ax.set_title(f"Measured: least THR∘THR sizes, {name} ({len(rows)} classes)")
+        rows_below = legend_below(fig, [ax], ncol=2)
+        fig.tight_layout(rect=(0, 0.06 * rows_below, 1, 1))
+        savefig_atomic(fig, path, dpi=120)
+        plt.close(fig)

@@ -1,0 +1,107 @@
+"""The second solver (bit-blasted CNF, python-sat) against CP-SAT: they agree on every decision
+at N <= 5 that the suite runs, a planted disagreement is reported, and the bit-vector arithmetic
+matches integer arithmetic on every small value."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ortools")
+pytest.importorskip("pysat")
+
+from circuits.analysis import decide_depth2, least_depth2                   # noqa: E402
+from circuits.analysis.synthesis._bitblast import CNF                        # noqa: E402
+from circuits.analysis.synthesis.second import (decide_depth2_sat,          # noqa: E402
+                                                second_opinion)
+from circuits.analysis.threshold_search import _codes_to_tables             # noqa: E402
+from circuits.functions import inner_product_mod2, majority, parity        # noqa: E402
+from circuits.simulate import truth_table                                   # noqa: E402
+
+
+def test_bitvector_arithmetic_matches_integers():
+    from pysat.solvers import Solver
+
+    B = 4
+    for x in range(-8, 8):
+        for y in range(-8, 8):
+            c = CNF()
+            xv, yv = [c.new() for _ in range(B)], [c.new() for _ in range(B)]
+            for bits, val in ((xv, x), (yv, y)):
+                for i, b in enumerate(bits):
+                    c.add([b if (val >> i) & 1 else -b])
+            ge, sm = c.geq(xv, yv), c.plus(xv, yv)
+            with Solver(name="cadical195", bootstrap_with=c.clauses) as s:
+                assert s.solve()
+                model = set(s.get_model())
+            assert (ge in model) == (x >= y), (x, y)
+            if -8 <= x + y < 8:
+                assert c.value(sm, model) == x + y
+            assert c.value(xv, model) == x
+
+
+def _agree(f, sizes, order=True):
+    for s in sizes:
+        cp, _ = decide_depth2(f, s, time_limit=30, num_workers=1)
+        sat = decide_depth2_sat(f, s, time_limit=30, order=order)
+        assert cp.status == sat["status"] != "unknown", (f.tolist(), s)
+        if sat["circuit"] is not None:
+            assert np.array_equal(truth_table(sat["circuit"]), f)
+            assert sat["circuit"].layers[0].n_gates == s
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_solvers_agree_on_every_function(n):
+    for f in _codes_to_tables(np.arange(1 << (1 << n), dtype=np.uint64), n):
+        _agree(f, range(1, n + 2), order=bool(f[0]))
+
+
+def test_solvers_agree_on_three_inputs():
+    """Every NPN-relevant kind at N = 3 (a spread of 24 codes) and both sides of every size."""
+    codes = np.arange(0, 256, 11, dtype=np.uint64)
+    for f in _codes_to_tables(codes, 3):
+        _agree(f, (1, 2, 3))
+
+
+def test_solvers_agree_at_four_and_five_inputs():
+    rng = np.random.default_rng(29)
+    for f, sizes in [(parity(4), (3, 4)), (inner_product_mod2(2), (1, 2)), (majority(5), (1,)),
+                     (parity(5), (3,)), (rng.integers(0, 2, 16, dtype=np.uint8), (2, 3)),
+                     (rng.integers(0, 2, 32, dtype=np.uint8), (2,))]:
+        _agree(f, sizes)
+
+
+def test_least_depth2_confirms_every_refutation():
+    r = least_depth2(parity(4), time_limit=30, num_workers=1)
+    assert r.size == 4 and r.refutations_confirmed and not r.disagreements
+    assert [c.second["verdict"] for c in r.claims[:-1]] == ["confirmed"] * 3
+    assert r.claims[-1].second is None
+    assert "every refutation confirmed by the second solver" in r.summary()
+
+
+def test_planted_disagreement_is_reported():
+    """CP-SAT lies "infeasible" everywhere: the SAT solver finds a circuit at s = 3, the result
+    names the disagreement and uses the re-verified circuit."""
+    from ortools.sat.python import cp_model
+
+    def liar(solver, model):
+        return cp_model.INFEASIBLE
+    r = least_depth2(parity(3), _solve=liar, num_workers=1, cross_check=False, time_limit=20)
+    assert r.disagreements == [3] and "DISAGREE at s = 3" in r.summary()
+    assert r.size == 3 and np.array_equal(truth_table(r.circuit), parity(3))
+    assert [c.second["verdict"] for c in r.claims] == ["confirmed", "confirmed", "disagrees"]
+    assert r.as_dict()["disagreements"] == [3]
+
+
+def test_planted_sat_liar_disagrees_with_a_feasible_claim():
+    claim, circ = decide_depth2(parity(3), 3, time_limit=20, num_workers=1)
+    op = second_opinion(parity(3), claim, _solve=lambda sat: False)
+    assert claim.status == "feasible" and op["verdict"] == "disagrees"
+    op = second_opinion(parity(3), claim, time_limit=20)
+    assert op["verdict"] == "confirmed"
+
+
+def test_timeout_is_unknown_and_unconfirmed():
+    r = decide_depth2_sat(parity(5), 4, time_limit=0.2)
+    assert r["status"] == "unknown" and r["circuit"] is None and r["wall_s"] < 10
+    res = least_depth2(parity(3), time_limit=20, num_workers=1, confirm=1e-4)
+    assert res.size == 3 and not res.refutations_confirmed
+    assert "by CP-SAT alone" in res.summary()
