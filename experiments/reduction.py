@@ -182,7 +182,9 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
             files["network"] = "network.json"
         report = rec.get("_report")
         if report is not None and report.circuit is not None:
-            write_json_atomic(out / "circuit.json", circuit_to_dict(report.circuit.circuit))
+            # compact (like circuits.io.save_circuit): 13 MB instead of 36 MB at n = 6
+            write_json_atomic(out / "circuit.json", circuit_to_dict(report.circuit.circuit),
+                              indent=None)
             files["circuit"] = "circuit.json"
         record["files"] = files
         write_json_atomic(out / "report.json", record)            # last: it lists the others

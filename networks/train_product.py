@@ -533,7 +533,23 @@ class _Depth2Grad:
 
 
 def _final_loss(grad_fn, params, Y) -> float:
-    """``final_loss`` always in float64 (the reference pass)."""
+    """``final_loss`` always in float64: the reference pass's loss, computed by its forward
+    half alone (``_kernels._loss_rows``, the same bits), on threads over ranges of rows."""
+    if isinstance(grad_fn, _Depth2Grad) and grad_fn.code >= 0:
+        from circuits.utils._threads import run_ranges, work_threads
+
+        W, b, u, u0 = params
+        sup, m = grad_fn.sup, grad_fn.sup.m
+        A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
+        Bt = np.ascontiguousarray((sup.XB @ W[:, m:].T).T)
+        rows = np.empty(A.shape[0])
+        step = max(1, A.shape[0] // 16)
+        bounds = [(a, min(A.shape[0], a + step)) for a in range(0, A.shape[0], step)]
+        args = (A, Bt, np.ascontiguousarray(b, dtype=np.float64),
+                np.ascontiguousarray(u, dtype=np.float64), float(u0[0]), grad_fn.code, Y, rows)
+        run_ranges(lambda lo, hi: _kernels._loss_rows(*args, lo, hi), bounds,
+                   work_threads(len(bounds)))
+        return math.fsum(rows.tolist()) / float(A.shape[0] * Bt.shape[1])
     if isinstance(grad_fn, _Depth2Grad):
         return grad_fn(params, Y, precision="float64")[0]
     return grad_fn(params, Y)[0]
