@@ -148,6 +148,8 @@ def run_one(args, *, n: int, width: int, progress: bool) -> dict:
                         control=args.control, progress=progress)
     record = dict(run.record)
     record["_network"] = run.network
+    record["_instance"] = run.instance
+    record["_seed"] = args.seed
     record["versions"] = _versions()
     if run.report is not None:
         record["_report"] = run.report
@@ -182,9 +184,15 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
             files["network"] = "network.json"
         report = rec.get("_report")
         if report is not None and report.circuit is not None:
+            # the support it is meant for goes with it (depthsep check / spectrum work there);
             # compact (like circuits.io.save_circuit): 13 MB instead of 36 MB at n = 6
-            write_json_atomic(out / "circuit.json", circuit_to_dict(report.circuit.circuit),
-                              indent=None)
+            from experiments._cli_support import support_metadata
+
+            doc = circuit_to_dict(report.circuit.circuit)
+            if rec.get("_instance") is not None:
+                doc["metadata"] = support_metadata(rec["_instance"], seed=rec.get("_seed"),
+                                                   target="ip", made_by="depthsep reduce")
+            write_json_atomic(out / "circuit.json", doc, indent=None)
             files["circuit"] = "circuit.json"
         record["files"] = files
         write_json_atomic(out / "report.json", record)            # last: it lists the others
