@@ -102,32 +102,10 @@ def _support_name(n, m, inst) -> str:
 NUMPY_TERMS = 1 << 31
 
 
-def _depth2_numpy(circuit, bits):
-    """Output bits[a, b] of a layered depth-2 circuit at inputs C(a) ‖ C(b), exactly: for each
-    row a, the hidden gates' pre-activations P_A[a] + P_B (int64; every partial sum is within the
-    circuit's pre-activation bound < 2^63), then the output gate's weighted count."""
-    import numpy as np
-
-    bottom, top = circuit.layers
-    W = np.asarray(bottom.weights, dtype=np.int64)
-    m = bits.shape[1]
-    C = bits.astype(np.int64)
-    PA = C @ W[:, :m].T  # (2^n, G)
-    PB = C @ W[:, m:].T - np.asarray(bottom.thresholds, dtype=np.int64)
-    v = np.asarray(top.weights, dtype=np.int64)[0]
-    t = int(np.asarray(top.thresholds)[0])
-    size = C.shape[0]
-    out = np.empty((size, size), dtype=np.uint8)
-    rows = max(1, (1 << 22) // max(1, PA.shape[1] * size))
-    for a0 in range(0, size, rows):
-        fire = (PA[a0 : a0 + rows, None, :] + PB[None, :, :]) >= 0  # (rows, 2^n, G)
-        out[a0 : a0 + rows] = (fire.astype(np.int64) @ v) >= t
-    return out
-
-
 def _support_bits(circuit, n, m, words):
     """The circuit's output (uint8, index k = a + 2^n b) on every support pair.  A layered
-    depth-2 circuit: by numpy (:func:`_depth2_numpy`) up to :data:`NUMPY_TERMS`, else
+    depth-2 circuit: by numpy (:func:`circuits._product_eval.depth2_product_bits`) up to
+    :data:`NUMPY_TERMS`, else
     neuron-wise (:func:`networks.reduction.circuit.circuit_bits`, exact int64) with 64 random
     pairs re-evaluated by the generic kernel; any other circuit: the generic kernel."""
     import numpy as np
@@ -151,7 +129,9 @@ def _support_bits(circuit, n, m, words):
         and (1 << 2 * n) * circuit.layers[0].n_gates <= NUMPY_TERMS
     ):
         bits = ((words[:, None] >> np.arange(m, dtype=np.int64)) & 1).astype(np.uint8)
-        return np.ascontiguousarray(_depth2_numpy(circuit, bits).T).ravel()  # k = a + 2^n b
+        from circuits._product_eval import depth2_product_bits
+
+        return np.ascontiguousarray(depth2_product_bits(circuit, bits, bits).T).ravel()  # k = a + 2^n b
     if isinstance(circuit, ThresholdCircuit) and circuit.depth == 2:
         from networks.reduction.circuit import circuit_bits
         from networks.reduction.product import ProductSupport

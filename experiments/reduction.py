@@ -13,7 +13,7 @@ epoch cap, then
 1. staircase every σ-neuron into threshold gates (§4.1), checked on all support points (product
    form) and on random points of the unit ball;
 2. quantise the bottom weights (§4.2), build the integer ThresholdCircuit over the 2m code bits
-   and evaluate it exactly on all 4^n support points (neuron-wise; generic kernel on a sample);
+   and evaluate it exactly on all 4^n support points (neuron-wise; gate by gate on a sample);
 3. the self-reduction (§4.3, §4.8) of the *quantised* network: M_k averages k copies, each the
    network at an XOR-shifted input multiplied by parities of the input bits; its margin over
    all 4^n pairs by FWHT for the k used (Bernstein's by default) and the least working k; the

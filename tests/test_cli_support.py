@@ -122,3 +122,21 @@ def test_info_and_spectrum_on_the_support(tmp_path, capsys):
     signs = 1 - 2 * ref
     walsh = [int(sum(signs[k] * (-1) ** bin(k & u).count("1") for k in range(16))) for u in range(16)]
     assert rec["nonzero"] == sum(w != 0 for w in walsh)
+
+
+@pytest.mark.parametrize("scale", [1, 1 << 50])          # float64 BLAS path, int64 path
+def test_product_and_pair_evaluators_match_the_generic_kernel(scale):
+    from circuits._product_eval import depth2_pair_bits, depth2_product_bits
+
+    rng = np.random.default_rng(7)
+    W = rng.integers(-5, 6, size=(9, 8)) * scale
+    c = circuits.ThresholdCircuit.depth2(W.tolist(), (rng.integers(-4, 5, 9) * scale).tolist(),
+                                         rng.integers(-3, 4, 9).tolist(), 0)
+    L = rng.integers(0, 2, size=(5, 4)).astype(np.uint8)
+    R = rng.integers(0, 2, size=(6, 4)).astype(np.uint8)
+    ref = np.array([[circuits.evaluate(c, np.concatenate([L[a], R[b]])[None])[0] for b in range(6)]
+                    for a in range(5)])
+    assert depth2_product_bits(c, L, R).tolist() == ref.tolist()
+    a, b = rng.integers(0, 5, 20), rng.integers(0, 6, 20)
+    assert depth2_pair_bits(c, L, R, a, b).tolist() == ref[a, b].tolist()
+    assert ref.min() != ref.max()                       # not a constant circuit

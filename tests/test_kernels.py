@@ -477,3 +477,12 @@ def test_function_truth_tables_over_several_thread_ranges_match_naive():
     kind, params, table = F.Parity(18)._spec()
     assert _kernels._table_target(kind, params, table, 5, 70000).tolist() == (pop[5:70000] & 1).tolist()
     assert F.Parity(18).truth_table().tolist() != F.Majority(18).truth_table().tolist()
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_inner_product_table_by_numpy_equals_the_kernel_table(n):
+    """inner_product_mod2 (numpy slices, nothing to compile) against the kernel's IP target."""
+    from circuits import functions as F
+
+    assert F.inner_product_mod2(n).tolist() == F.InnerProductMod2(n).truth_table().tolist()
+    assert F.inner_product_mod2(n).tolist() != F.Parity(2 * n).truth_table().tolist()
