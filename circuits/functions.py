@@ -88,6 +88,18 @@ class InnerProductMod2(BooleanFunction):
     def _spec(self):
         return _kernels.KIND_IP, np.array([self.n], dtype=np.int64), _EMPTY_TABLE
 
+    def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
+        """uint8 array of length 2^N with entry k = IP_n(bits of k) (:func:`inner_product_mod2`:
+        numpy, no kernel to compile).
+
+        Parameters
+        ----------
+        allow_large : bool
+            Allow materialising more than 2^24 values.
+
+        """
+        return inner_product_mod2(self.n, allow_large=allow_large)
+
     def __call__(self, bits) -> np.ndarray:
         b = np.asarray(bits)
         if b.ndim == 1:
