@@ -305,8 +305,8 @@ def print_report(rec: dict) -> None:
     if rc is not None:
         rows.append(("3 same on circuit's Boolean output", str(rc.sign_agrees_everywhere),
                      "k used / least k", f"{rc.k} / {rc.least_k}"))
-    rows += [("4 Forster 2^{n/2} <= rank M_k" + (" (automatic)" if red.sign_agrees_everywhere
-                                                  else ""),
+    rows += [("4 Forster 2^{n/2} <= rank M_k (automatic)" if red.sign_agrees_everywhere
+              else "4 Forster bound of sign(M_k) <= rank M_k",
               f"{b['forster']:.4g} <= {b.get('rank_Mk', '-')}",
               "<= k(1 + sum min K)", str(b["rank_bound_Mk"])
               + (" (>= 2^n: by dimension only)" if b["rank_Mk_by_dimension"] else "")),
@@ -324,7 +324,7 @@ def print_report(rec: dict) -> None:
               f"once 2^(n/2) >= k(1 + K))")
     print("\nchain of inequalities (THEORY §4.5, §4.7):")
     print(report.certificate.table())
-    print(f"\nall links hold: {report.ok}; total {rec['timings']['total']:.1f} s")
+    print(f"\n{report.certificate.headline()}; total {rec['timings']['total']:.1f} s")
 
 
 def headline(rec: dict) -> list:
