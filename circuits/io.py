@@ -465,7 +465,7 @@ def json_table_shape(raw: bytes) -> bool:
 
 
 def _json_truth_table(raw: bytes, where: str):
-    """The 0/1 entries of a truth-table JSON, read straight from its bytes (issue 25 item 5).
+    """The 0/1 entries of a truth-table JSON, read straight from its bytes.
 
     The two shapes the loader documents, a list ``[0, 1, ...]`` (``true``/``false`` allowed)
     and an object ``{"truth_table": [...]}``, are checked and converted by numpy on the bytes:

@@ -196,7 +196,7 @@ def table(record) -> str:
 def plot(record, path) -> Path:
     """ρ against n on a linear axis (ρ <= 1), one colour per width rule, solid IP / dashed random
     labels, the exact depth-3 net; the §4.7 ceilings (vacuous: far above 1) in a table below, so
-    they do not squash the measured ρ (issue 24)."""
+    they do not squash the measured ρ."""
     import matplotlib
 
     matplotlib.use("Agg")

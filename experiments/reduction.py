@@ -328,7 +328,7 @@ def print_report(rec: dict) -> None:
 
 
 def headline(rec: dict) -> list:
-    """The run's conclusion, honest about what it shows (issue 20).
+    """The run's conclusion, honest about what it shows.
 
     sign(M_k) = IP is printed as evidence only when the network beats the best constant
     predictor (γ > 4^{-n-1}); the concentration step alone gives it for any table with ρ != 0,

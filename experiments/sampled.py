@@ -1,4 +1,4 @@
-"""E24 (issue 22): the sampled mode, certified per-norm separation past the exhaustive sizes.
+"""E24: the sampled mode, certified per-norm separation past the exhaustive sizes.
 
 For each n, depth-2 ReLU nets are trained by mini-batch Adam on fresh pairs from μ₀ (product-form
 grids, :func:`networks.separation.sampled.train_sampled`) on MAJ∘AND (``majand``, easy) and on IP
@@ -83,6 +83,7 @@ def build_parser():
                         "cuda); needs the torch extra; default: the CPU kernels.  Pairs, "
                         "labels, Adam and the intervals stay on the host (same numbers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-plot", action="store_true", help="skip sampled.png")
     return p
 
 
@@ -155,7 +156,8 @@ def run(args) -> dict:
     doc["interrupted"] = interrupted
     write_json_atomic(path, doc)
     write_bytes_atomic(out / "sampled_table.md", table_markdown(doc).encode())
-    _plot(doc, out / "sampled.png")
+    if not getattr(args, "no_plot", False):
+        _plot(doc, out / "sampled.png")
     return doc
 
 

@@ -20,7 +20,7 @@ settings, versions; atomic), ``separate.png`` (R² against n, one panel per widt
 
 Examples
 --------
-    depthsep separate                                  # n = 4..7, 2 seeds: the default run
+    depthsep separate                                  # n = 4..8, 2 seeds: the default run
     depthsep separate --n 8,9,10 --seeds 3 --out results/sep-large
     depthsep separate --full --out results/separate-full   # n = 4..12, 3 seeds, n, n^2, n^3
     depthsep separate --targets ip,majand,ip_3,thr --widths n,2n

@@ -435,7 +435,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         and the sum over neurons in float32 vector lanes, the residual, loss and every gradient
         accumulation in float64 (float32 partial sums over at most a few hundred terms first;
         :mod:`networks.reduction._kernels_train32`); measured 3.9-6.1x faster per epoch than
-        the float64 trainer before issue 23 at n = 10-12 (BENCHMARKS.md, T1 runs C, D, same run),
+        the float64 trainer at n = 10-12 (BENCHMARKS.md, T1 runs C, D, same run),
         gradient within 1e-4 relative (max-norm)
         of the float64 one (tests/test_train_product32.py).  Default because training is where
         E21-E23 and the reduction spend their time and a float32 gradient is as good a descent

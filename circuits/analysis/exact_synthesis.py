@@ -1,4 +1,4 @@
-"""Exact synthesis of least layered THR o THR circuits with OR-Tools CP-SAT (issue 21).
+"""Exact synthesis of least layered THR o THR circuits with OR-Tools CP-SAT.
 
 :func:`least_depth2` answers, for a truth table f of N inputs, "what is the least number s of
 hidden gates of a layered THR o THR circuit computing f on all 2^N points?", by deciding
@@ -109,8 +109,8 @@ def _cp_model():
         import ortools
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingDependencyError(
-            "least_depth2 needs OR-Tools (CP-SAT); install it with pip install 'depthsep[exact]' "
-            "or pip install ortools") from exc
+            "least_depth2 needs OR-Tools (CP-SAT), a dependency of depthsep: reinstall "
+            "depthsep (pip install -e . in the checkout) or pip install ortools") from exc
     return cp_model, ortools.__version__
 
 

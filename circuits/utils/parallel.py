@@ -38,7 +38,7 @@ launch (``circuits._jit.ParallelKernel``), so concurrent chunks are safe but the
 one at a time (``numba.threading_layer()`` tells which layer runs; use Dask workers with one
 thread each, or install ``tbb``, if it says ``workqueue``).
 
-Dask is an optional extra: ``pip install 'depthsep[distributed]'``.  Without it everything except
+Dask is an optional extra: ``pip install -e '.[distributed]'`` in the checkout.  Without it everything except
 the Dask backend works, and asking for the Dask backend raises :class:`MissingDependencyError`
 with the install command.
 """
@@ -77,8 +77,8 @@ _MAX_DEFAULT_CHUNKS = 4096
 #: Identity of :func:`combine_count_first`: no disagreement, no counterexample.
 COUNT_FIRST_IDENTITY = (0, -1)
 
-_INSTALL_HINT = ("install it with  pip install 'depthsep[distributed]'  (or  pip install "
-                 "'dask[distributed]'), or run locally by leaving client= unset")
+_INSTALL_HINT = ("install it with  pip install -e '.[distributed]'  in the checkout (or  pip "
+                 "install 'dask[distributed]'), or run locally by leaving client= unset")
 
 
 def require_distributed():

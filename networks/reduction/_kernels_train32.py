@@ -5,7 +5,7 @@ z_i(a, b) = Ac[a, i] + Bt[i, b] (Ac = α + bias, Bt = βᵀ, both already rounde
 Per pair: N = u0 + Σ_i u_i relu(z_i), r = N - Y[a, b] (float64), g = 2 r / #pairs (rounded to
 float32 for the lanes), Qa[a, i] = Σ_b g [z_i > 0], Qb[i, b] = Σ_a g [z_i > 0].
 
-Structure used (issue 23):
+Structure used:
 
 - relu(a + x) = max(x, -a) + a, so Σ_i u_i relu(Ac[a, i] + x_i) = Σ_i u_i max(x_i, -Ac[a, i])
   + Σ_i u_i Ac[a, i]: the second sum is one number per row (float64, once per row), and each
