@@ -74,7 +74,7 @@ def free_cpus() -> int:
     >>> free_cpus() >= 1
     True
     """
-    from circuits.utils.parallel import usable_cpus
+    from circuits.utils._executor import usable_cpus
     return max(1, int(usable_cpus() - _other_runnable() + 0.5))
 
 
