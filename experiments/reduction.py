@@ -201,63 +201,56 @@ def save_one(rec: dict, out: Path, *, figure: bool = True) -> bool:
                           where=out)
 
 
-#: One colour per meaning in reduction.png: the network before the self-reduction, the averaged
-#: M_k (every curve and point that is a margin of M_k), the correlation targets, the k used, the
-#: least working k.
-COLOURS = {"before": "0.55", "after": "C0", "target": "C2", "k_used": "C3", "least": "C1"}
-
-
 def plot_report(report, path: Path) -> None:
-    """Per-pair margins before and after the self-reduction; worst margin against k."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Per-pair margins before and after the self-reduction; worst margin against k (house
+    style, :mod:`experiments._style`: IP's colour for every margin of M_k, grey for the network
+    alone, the bound's colour and line style for 3ρ/4)."""
     from circuits.utils.files import savefig_atomic
+    from experiments._style import (REFERENCE_COLOURS, depth_linestyle, legend_below, pyplot,
+                                    target_colour)
 
-    c = COLOURS
+    ip, alone, ref = target_colour("ip"), "#9A9A9A", REFERENCE_COLOURS["bound"]
     red = report.reduction
     before = (report.quantised.support.H * report.quantised.value_matrix()).ravel()
     after = red.margins.ravel()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11.5, 4.4))
-    bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
-    ax1.hist(before, bins=bins, alpha=0.6, color=c["before"],
-             label="quantised network alone (one copy)")
-    ax1.hist(after, bins=bins, alpha=0.6, color=c["after"],
-             label=f"average of k = {red.k} shifted copies")
-    ax1.set_yscale("log")
-    ax1.axvline(0, color="k", lw=0.8)
-    ax1.axvline(red.rho, color=c["target"], ls="--", lw=1,
-                label=f"mean margin ρ = {red.rho:.3f} (same for both)")
-    ax1.set_xlabel("signed margin at a pair (a, b): positive = correct sign of IP")
-    ax1.set_ylabel(f"number of pairs (of {4 ** report.n})")
-    ax1.set_title(f"n = {report.n}, width {report.width}, {report.activation} (quantised)",
-                  fontsize=10)
-    ax1.legend(fontsize=8, loc="upper left")
-    pm = red.prefix_margins
-    ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, color=c["after"],
-             label="worst margin, every k (exact scan)")
-    if red.least.evaluated:
-        ks, ms = zip(*red.least.evaluated)
-        ax2.plot(ks, ms, "o", ms=4, color=c["after"], mfc="none",
-                 label="worst margin at larger k (exact, by fast Walsh-Hadamard transform)")
-    ax2.plot([red.k], [red.min_margin], "s", color=c["k_used"],
-             label=f"k used = {red.k} ({red.k_rule.capitalize()}'s bound)")
-    ax2.axhline(0, color="k", lw=0.8)
-    ax2.axhline(0.75 * red.rho, color=c["target"], ls="--", lw=1,
-                label="three quarters of ρ (the certificate's target)")
-    if red.least_k is not None:
-        ax2.axvline(red.least_k, color=c["least"], ls=":", lw=1.2,
-                    label=f"least working k = {red.least_k}")
-    ax2.set_xscale("log")
-    ax2.set_xlabel("k (number of shifted copies averaged)")
-    ax2.set_ylabel("worst margin over all 4^n pairs")
-    ax2.set_title("the worst pair's margin as copies are added", fontsize=10)
-    ax2.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    savefig_atomic(fig, path, dpi=110)
-    plt.close(fig)
+    with pyplot() as plt:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11.5, 5.0))
+        bins = np.linspace(min(before.min(), after.min()), max(before.max(), after.max()), 80)
+        ax1.hist(before, bins=bins, alpha=0.6, color=alone,
+                 label="quantised network alone (one copy)")
+        ax1.hist(after, bins=bins, alpha=0.6, color=ip,
+                 label=f"M_k: average of k = {red.k} shifted copies")
+        ax1.set_yscale("log")
+        ax1.axvline(0, color="k", lw=0.8)
+        ax1.axvline(red.rho, color=ref, ls=depth_linestyle("bound"), lw=1,
+                    label=f"mean margin ρ = {red.rho:.3f} (same for both)")
+        ax1.set_xlabel("signed margin at a pair (a, b): positive = sign of IP")
+        ax1.set_ylabel(f"number of pairs (of {4 ** report.n})")
+        ax1.set_title(f"margins on IP, n = {report.n}, width {report.width}, "
+                      f"{report.activation} (quantised)")
+        pm = red.prefix_margins
+        ax2.plot(np.arange(1, pm.size + 1), pm, lw=1, color=ip,
+                 label="worst margin of M_k, every k (exact scan)")
+        if red.least.evaluated:
+            ks, ms = zip(*red.least.evaluated)
+            ax2.plot(ks, ms, "o", ms=4, color=ip, mfc="none",
+                     label="worst margin of M_k at larger k (exact, fast Walsh-Hadamard)")
+        ax2.plot([red.k], [red.min_margin], "s", color="k",
+                 label=f"k used = {red.k} ({red.k_rule.capitalize()}'s bound)")
+        ax2.axhline(0, color="k", lw=0.8)
+        ax2.axhline(0.75 * red.rho, color=ref, ls=depth_linestyle("bound"), lw=1,
+                    label="3ρ/4 (the certificate's target)")
+        if red.least_k is not None:
+            ax2.axvline(red.least_k, color="k", ls=depth_linestyle("construction"), lw=1.2,
+                        label=f"least working k = {red.least_k}")
+        ax2.set_xscale("log")
+        ax2.set_xlabel("k (number of shifted copies averaged)")
+        ax2.set_ylabel("worst margin over all 4^n pairs")
+        ax2.set_title("the worst pair's margin as copies are added")
+        rows = legend_below(fig, (ax1, ax2), ncol=2)
+        fig.tight_layout(rect=(0, 0.045 * rows + 0.02, 1, 1))
+        savefig_atomic(fig, path, dpi=110)
+        plt.close(fig)
 
 
 def _training_line(rec) -> str:
