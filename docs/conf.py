@@ -35,7 +35,9 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",  # the long guide pages (experiments.md, guide.md) are Markdown
 ]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 templates_path = ["_templates"]
 exclude_patterns = [
