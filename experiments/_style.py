@@ -30,6 +30,9 @@ TARGET_COLOURS = {
     "parity": "#E69F00",     # orange
     "random": "#7F7F7F",     # grey: hard for every depth
     "radial": "#56B4E9",     # sky blue
+    "hat": "#56B4E9",        # radial targets (E22): the cone 1 - ‖x‖,
+    "cos": "#009E73",        # cos(π‖x‖)/π,
+    "t4": "#CC79A7",         # SES Theorem 4's oscillating target
 }
 #: reference curves that are not a target's measurement
 REFERENCE_COLOURS = {
