@@ -48,6 +48,8 @@ exclude_patterns = [
     "auto_examples/*.py",
     "auto_examples/*.zip",
     "auto_examples/*.json",
+    "figures/*.md",  # run records next to the figures, not pages
+    "auto_examples/*.md",
     "auto_examples/*.md5",
     "sg_execution_times.rst",
 ]

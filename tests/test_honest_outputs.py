@@ -38,8 +38,8 @@ def test_ceiling_figure_keeps_rho_on_a_unit_axis_and_ceilings_in_a_table(tmp_pat
     assert "vacuous" in tab.get_title()
     assert tab.tables and "2e+03" in " ".join(c.get_text().get_text()
                                              for c in tab.tables[0].get_celld().values())
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "depth 2, width n², IP" in labels          # width rules in words, not "16n"
+    labels = [t.get_text() for t in seen["fig"].legends[0].get_texts()]
+    assert "depth 2 trained, width n², IP" in labels  # width rules in words, not "16n"
 
 
 def _capture_figure(monkeypatch):
