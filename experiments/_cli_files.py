@@ -320,7 +320,7 @@ def _cmd_info(args) -> tuple:
         if support is not None:
             record["support"] = {"n": support[0], "m": support[1], "instance": support[3]}
             text += (
-                f"\nmeant for {_support_name(*support[:2], support[3])} (inputs C(a) ‖ "
+                f"\nmeant for {_support_name(support[0], support[1], support[3])} (inputs C(a) ‖ "
                 f"C(b)); depthsep check / spectrum work there"
             )
         return record, text, rc
