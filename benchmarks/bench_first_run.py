@@ -13,6 +13,18 @@ recorded before and after.  Usage::
 
     git archive <base-commit> | tar -x -C /tmp/base
     python benchmarks/bench_first_run.py --baseline /tmp/base --repeats 3
+
+3. ``--fresh-venv``: the first run the way a user meets it -- each tree installed
+   (``pip install '.[plot]'``, not editable) into a new virtual environment, then the
+   README's ``depthsep reduce`` run from an empty folder outside the checkout with a new, empty
+   ``XDG_CACHE_HOME`` (nothing else set), followed by a warm run with that cache; wall and CPU
+   seconds and peak RSS of each child, the load before and after each run.  The compile share
+   is (first - warm) / first.  ``--venv-flags=--system-site-packages`` reuses the installed
+   dependencies (the install then only builds depthsep); ``--venv DIR`` uses an environment
+   that already has depthsep (CI's install sequence: ``--venv DIR --repeats 1``, printed only)::
+
+       python benchmarks/bench_first_run.py --fresh-venv --venv-flags=--system-site-packages \
+           --baseline /tmp/base --repeats 3
 """
 
 from __future__ import annotations
@@ -128,6 +140,108 @@ def render(res) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _popen_rusage(argv, **kw):
+    """(returncode, stdout, stderr, rusage) of one child (os.wait4: this child's own usage)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    # read the pipes to the end, then reap the child ourselves to get its rusage
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, err, usage
+
+
+def make_venv(tree: Path, where: Path, flags: list) -> tuple:
+    """A new virtual environment at ``where`` with ``tree`` installed (``'.[plot]'``, not
+    editable); returns (venv path, install seconds)."""
+    subprocess.run([sys.executable, "-m", "venv", *flags, str(where)], check=True)
+    t0 = time.perf_counter()
+    subprocess.run([str(where / "bin" / "pip"), "install", "-q", "--no-warn-script-location",
+                    f"{tree}[plot]"], check=True,
+                   env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    return where, time.perf_counter() - t0
+
+
+def user_first_and_warm(venvs: dict, repeats: int) -> dict:
+    """Per venv: ``repeats`` pairs (first run with a new empty XDG_CACHE_HOME, warm run),
+    interleaved across venvs, each from a new empty folder outside the checkout."""
+    out = {name: {"first": [], "warm": []} for name in venvs}
+    for _ in range(repeats):
+        for name, venv in venvs.items():
+            home = tempfile.mkdtemp(prefix="depthsep-user-")
+            cache = os.path.join(home, "cache")
+            for kind in ("first", "warm"):
+                argv = [str(venv / "bin" / "depthsep"), "reduce", "--out",
+                        os.path.join(home, "out"), "--no-progress"]
+                drop = ("NUMBA_CACHE_DIR", "DEPTHSEP_CACHE_DIR", "PYTHONPATH", "XDG_CACHE_HOME")
+                env = {k: v for k, v in os.environ.items() if k not in drop}
+                env.update(XDG_CACHE_HOME=cache, MPLBACKEND="Agg")
+                load0 = _load()
+                t0 = time.perf_counter()
+                rc, _, err, usage = _popen_rusage(argv, cwd=home, env=env)
+                wall = time.perf_counter() - t0
+                if rc != 0:
+                    raise RuntimeError(f"{argv} failed:\n{err[-2000:]}")
+                out[name][kind].append({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+                                        "peak_rss_mb": usage.ru_maxrss / 1024,
+                                        "load_before": load0, "load_after": _load()})
+    return out
+
+
+def _med(runs, key):
+    return statistics.median(r[key] for r in runs)
+
+
+def render_user(res) -> str:
+    u = res["user_first_and_warm"]
+    lines = ["# First run as a user meets it (new venv, empty XDG_CACHE_HOME, outside the "
+             "checkout)", "", f"Command: `{res['command']}`  ",
+             f"{res['repeats']} first/warm pairs per tree, interleaved; median [min–max]; load "
+             "(1-min) before–after each run in brackets.", "",
+             "| tree | install | first run wall | first run CPU | warm run wall | compile share "
+             "(first − warm) / first | peak RSS first | loads (first runs) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, v in u.items():
+        f, w = v["first"], v["warm"]
+        fw = [r["wall_s"] for r in f]
+        ww = [r["wall_s"] for r in w]
+        share = (statistics.median(fw) - statistics.median(ww)) / statistics.median(fw)
+        loads = ", ".join(f"{r['load_before']:.1f}–{r['load_after']:.1f}" for r in f)
+        inst = res.get("install_s", {}).get(name)
+        lines.append(f"| {name} | {'' if inst is None else f'{inst:.1f} s'} | {_fmt(fw)} | "
+                     f"{_med(f, 'cpu_s'):.2f} s | {_fmt(ww)} | {share:.0%} | "
+                     f"{_med(f, 'peak_rss_mb'):.0f} MB | {loads} |")
+    b, n = u.get("baseline"), u.get("this")
+    if b and n:
+        lines += ["", f"First run: {_med(b['first'], 'wall_s') / _med(n['first'], 'wall_s'):.2f}× "
+                  f"less time than the baseline (CPU {_med(b['first'], 'cpu_s') / _med(n['first'], 'cpu_s'):.2f}×); "
+                  f"warm: {_med(b['warm'], 'wall_s') / _med(n['warm'], 'wall_s'):.2f}×."]
+    return "\n".join(lines) + "\n"
+
+
+def main_user(args) -> int:
+    flags = [f for f in (args.venv_flags or "").split() if f]
+    trees = {"this": ROOT}
+    if args.baseline:
+        trees = {"baseline": Path(args.baseline).resolve(), "this": ROOT}
+    res = {"command": "python benchmarks/bench_first_run.py " + " ".join(args.argv),
+           "machine": _common.machine_info(), "repeats": args.repeats, "load_before": _load()}
+    if args.venv:
+        venvs = {"this": Path(args.venv).resolve()}
+    else:
+        root = Path(tempfile.mkdtemp(prefix="depthsep-venvs-"))
+        venvs, res["install_s"] = {}, {}
+        for name, tree in trees.items():
+            venvs[name], res["install_s"][name] = make_venv(tree, root / name, flags)
+    res["user_first_and_warm"] = user_first_and_warm(venvs, args.repeats)
+    res["load_after"] = _load()
+    text = render_user(res)
+    if not args.venv:
+        _common.write_results(args.out, res, text)
+    print(text)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -135,9 +249,20 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-contention", action="store_true")
     p.add_argument("--out", default=str(HERE / "results_first_run"))
+    p.add_argument("--fresh-venv", action="store_true",
+                   help="install each tree into a new venv and run as a user (see above)")
+    p.add_argument("--venv", help="an environment with depthsep installed (printed only)")
+    p.add_argument("--venv-flags", default="", help="flags for python -m venv")
     args = p.parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])
+    if args.venv and args.repeats >= 1:
+        return main_user(args)
     if args.repeats < 3:
         p.error("--repeats must be >= 3")
+    if args.fresh_venv:
+        if args.out == str(HERE / "results_first_run"):
+            args.out = str(HERE / "results_first_run_venv")
+        return main_user(args)
     trees = {"this": ROOT}
     if args.baseline:
         trees = {"baseline": Path(args.baseline).resolve(), "this": ROOT}

@@ -4,7 +4,7 @@ Why not numba's own ``cache=True``: numba puts a function's cache next to its so
 (``__pycache__`` of the installed package) whenever that directory is writable, and reads
 ``NUMBA_CACHE_DIR`` only when ``numba.core.config`` is first imported.  After a non-editable
 install and a first run, those ``__pycache__`` folders survived ``pip install -e`` and shadowed
-the editable packages as namespace packages (issue 24).  Here every kernel's cache is found by
+the editable packages as namespace packages.  Here every kernel's cache is found by
 one locator, whatever was imported first:
 
 * ``$NUMBA_CACHE_DIR`` when set (read from the environment when the kernel module is
@@ -27,7 +27,7 @@ one locator, whatever was imported first:
 The decorator has numba's signature (``njit``, ``njit(sig)``, ``njit(**options)``,
 ``cache=True``); with ``NUMBA_DISABLE_JIT=1`` it returns the Python function, as numba does.
 
-Parallel kernels from any thread (issue 25 item 10).  numba's ``workqueue`` threading layer,
+Parallel kernels from any thread.  numba's ``workqueue`` threading layer,
 the one it falls back to when neither tbb nor an OpenMP runtime is installed (and the one
 ``NUMBA_THREADING_LAYER=workqueue`` or ``forksafe`` on Linux select), aborts the whole process
 ("Concurrent access has been detected", exit 134) when two Python threads launch

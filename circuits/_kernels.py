@@ -53,12 +53,25 @@ def _target_bit(k, kind, params, table):
     return params[0]
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def _table_target(kind, params, table, start, stop):
+    """uint8 array of target(k) for start <= k < stop: ranges of 2^16 on threads
+    (:func:`circuits.utils._threads.run_ranges`; a serial kernel compiles in a fraction of a
+    ``prange`` loop's time, which every first run paid)."""
+    from circuits.utils._threads import run_ranges, work_threads
+
     out = np.empty(stop - start, dtype=np.uint8)
-    for k in prange(start, stop):
-        out[k - start] = _target_bit(k, kind, params, table)
+    step = 1 << 16
+    bounds = [(lo, min(stop - start, lo + step)) for lo in range(0, stop - start, step)]
+    args = (np.int64(kind), params, table, np.int64(start), out)
+    run_ranges(lambda lo, hi: _table_target_range(*args, lo, hi), bounds, work_threads(len(bounds)))
     return out
+
+
+@njit(cache=True, nogil=True)
+def _table_target_range(kind, params, table, start, out, lo, hi):
+    """out[a] = target(start + a) for lo <= a < hi (serial; :func:`_table_target`)."""
+    for a in range(lo, hi):
+        out[a] = _target_bit(start + a, kind, params, table)
 
 
 # ---------------------------------------------------------------------------------------------

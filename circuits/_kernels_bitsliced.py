@@ -73,7 +73,7 @@ of NW = 64 iterations over words, which the loop vectoriser turns into SIMD code
 checked at run time that the stored plane block does not overlap the loaded planes.  All stores
 of one op go to one block of consecutive planes, so that check stays within LLVM's limit; array
 indices are unsigned (no negative-index wraparound).  Measured on the AVX-512 benchmark machine
-(benchmarks/bench_bitsliced.py; issue 13 follow-up): a plane op is bound by its vector ALU work
+(benchmarks/bench_bitsliced.py): a plane op is bound by its vector ALU work
 and loads, not by the mask table's cache misses (pinning every gate to one L1-resident mask
 changed W1 / W3 by ~5 %, W2 by ~18 %), nor by per-op overhead (LB = 13 was no faster, LB = 11
 slower).  What helped: 15:4 compressors (fewer loads and stores per plane), full adders in a

@@ -88,6 +88,18 @@ class InnerProductMod2(BooleanFunction):
     def _spec(self):
         return _kernels.KIND_IP, np.array([self.n], dtype=np.int64), _EMPTY_TABLE
 
+    def truth_table(self, *, allow_large: bool = False) -> np.ndarray:
+        """uint8 array of length 2^N with entry k = IP_n(bits of k) (:func:`inner_product_mod2`:
+        numpy, no kernel to compile).
+
+        Parameters
+        ----------
+        allow_large : bool
+            Allow materialising more than 2^24 values.
+
+        """
+        return inner_product_mod2(self.n, allow_large=allow_large)
+
     def __call__(self, bits) -> np.ndarray:
         b = np.asarray(bits)
         if b.ndim == 1:
@@ -366,7 +378,17 @@ def inner_product_mod2(n: int, *, allow_large: bool = False) -> np.ndarray:
     >>> inner_product_mod2(1).tolist()     # k = 0..3 is (x0, y0) = 00, 10, 01, 11
     [0, 0, 0, 1]
     """
-    return InnerProductMod2(n).truth_table(allow_large=allow_large)
+    N = check_exhaustive(2 * check_n_bits(n, name="n", minimum=1, maximum=MAX_STREAM_BITS // 2),
+                         allow_large=allow_large,
+                         what=f"inner_product_mod2({n})")
+    # numpy (ip_values, in slices of 2^20 points): no kernel to compile on a first run; the
+    # tests compare it with the kernel's streaming "ip" target on the whole cube
+    out = np.empty(1 << N, dtype=np.uint8)
+    step = 1 << 20
+    for lo in range(0, 1 << N, step):
+        hi = min(1 << N, lo + step)
+        out[lo:hi] = ip_values(np.arange(lo, hi, dtype=np.int64), N // 2)
+    return out
 
 
 def ip_values(k, n: int) -> np.ndarray:

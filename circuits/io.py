@@ -141,6 +141,28 @@ class _Doc:
         return v
 
 
+def _int64_rows(rows, width: int):
+    """``rows`` (a list of lists of ``width`` JSON integers, each within ±(2^63 - 1)) as an int64
+    array, checked at C speed; None when anything differs (the caller then walks the values one
+    by one to name the first bad one).  A circuit of 40 000 gates on 48 inputs loads in a
+    fraction of a second instead of seconds."""
+    import itertools
+
+    import numpy as np
+
+    if type(rows) is not list or set(map(type, rows)) != {list} or set(map(len, rows)) != {width}:
+        return None
+    if set(map(type, itertools.chain.from_iterable(rows))) != {int}:
+        return None                                # bools, floats, strings, nested lists
+    try:
+        arr = np.array(rows, dtype=np.int64)
+    except (OverflowError, ValueError):
+        return None
+    if arr.size and int(arr.min()) < -_INT64_MAX:  # -2^63 fits int64 but not the format
+        return None
+    return arr
+
+
 def _short(v) -> str:
     text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -238,16 +260,38 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
             d.fail(f"{loc}: more than {max_weights} weights in total; raise max_weights if the file "
                    f"is trusted")
         if thr is None:
+            thr = layer["thresholds"]
+            fast = _int64_rows(rows, n_in), _int64_rows([thr], len(rows))
+            if fast[0] is None or fast[1] is None:     # something is off: find it, name it
+                for j, row in enumerate(rows):
+                    d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
+                    for i, v in enumerate(row):
+                        d.integer(v, f"{loc}.weights[{j}][{i}]")
+                thr = d.listof(thr, f"{loc}.thresholds", max_len=len(rows), min_len=len(rows))
+                for j, v in enumerate(thr):
+                    d.integer(v, f"{loc}.thresholds[{j}]")
+            else:
+                rows, thr = fast[0], fast[1][0]
+        elif len(thr) != len(rows):
+            d.fail(f"{loc}.thresholds must have exactly {len(rows)} entries, got {len(thr)}")
             for j, row in enumerate(rows):
                 d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
                 for i, v in enumerate(row):
                     d.integer(v, f"{loc}.weights[{j}][{i}]")
+<<<<<<< HEAD
             thr = d.listof(layer["thresholds"], f"{loc}.thresholds", max_len=len(rows),
                            min_len=len(rows))
             for j, v in enumerate(thr):
                 d.integer(v, f"{loc}.thresholds[{j}]")
         elif len(thr) != len(rows):
             d.fail(f"{loc}.thresholds must have exactly {len(rows)} entries, got {len(thr)}")
+=======
+            d.listof(thr, f"{loc}.thresholds", max_len=len(rows), min_len=len(rows))
+            for j, v in enumerate(thr):
+                d.integer(v, f"{loc}.thresholds[{j}]")
+        else:
+            rows, thr = fast[0], fast[1][0]
+>>>>>>> i32
         if li == len(layers) - 1 and len(rows) != 1:
             d.fail(f"{loc}: the output layer must have exactly one gate, got {len(rows)}")
         try:
@@ -371,6 +415,16 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     FileNotFoundError
         If the file does not exist.
     """
+    path = Path(path)
+    return circuit_from_dict(read_circuit_document(path, max_bytes=max_bytes, **limits),
+                             where=f"{path}: ", **limits)
+
+
+def read_circuit_document(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
+    """The parsed JSON document of a circuit file, with the size limits of :func:`load_circuit`
+    but before its field-by-field validation (so a caller can read the header, such as
+    ``n_inputs`` and ``metadata``, and refuse work before building the circuit; pass the
+    document to :func:`circuit_from_dict` next)."""
     from circuits.utils.documents import read_document
     from circuits.utils.errors import InvalidCircuitError
 
@@ -380,9 +434,8 @@ def load_circuit(path, *, max_bytes: int = MAX_FILE_BYTES, **limits):
     # a DAG wire ["x", i] is 3 JSON values, a gate ~8 plus its weights: anything beyond this
     # many values is refused before a single Python object is built
     max_values = 4 * int(max_weights) + 8 * int(max_gates) + 4096
-    doc = read_document(path, error=InvalidCircuitError, max_bytes=max_bytes,
-                        max_values=max_values, arrays=True)
-    return circuit_from_dict(doc, where=f"{path}: ", **limits)
+    return read_document(path, error=InvalidCircuitError, max_bytes=max_bytes,
+                         max_values=max_values, arrays=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +528,7 @@ def json_table_shape(raw: bytes) -> bool:
 
 
 def _json_truth_table(raw: bytes, where: str):
-    """The 0/1 entries of a truth-table JSON, read straight from its bytes (issue 25 item 5).
+    """The 0/1 entries of a truth-table JSON, read straight from its bytes.
 
     The two shapes the loader documents, a list ``[0, 1, ...]`` (``true``/``false`` allowed)
     and an object ``{"truth_table": [...]}``, are checked and converted by numpy on the bytes:

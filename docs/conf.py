@@ -35,7 +35,9 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",  # the long guide pages (experiments.md, guide.md) are Markdown
 ]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 templates_path = ["_templates"]
 exclude_patterns = [
@@ -46,6 +48,8 @@ exclude_patterns = [
     "auto_examples/*.py",
     "auto_examples/*.zip",
     "auto_examples/*.json",
+    "figures/*.md",  # run records next to the figures, not pages
+    "auto_examples/*.md",
     "auto_examples/*.md5",
     "sg_execution_times.rst",
 ]

@@ -30,6 +30,9 @@ TARGET_COLOURS = {
     "parity": "#E69F00",     # orange
     "random": "#7F7F7F",     # grey: hard for every depth
     "radial": "#56B4E9",     # sky blue
+    "hat": "#56B4E9",        # radial targets (E22): the cone 1 - ‖x‖,
+    "cos": "#009E73",        # cos(π‖x‖)/π,
+    "t4": "#CC79A7",         # SES Theorem 4's oscillating target
 }
 #: reference curves that are not a target's measurement
 REFERENCE_COLOURS = {
@@ -81,8 +84,9 @@ def pyplot():
         yield plt
 
 
-def legend_below(fig, axes, *, ncol: int = 3) -> int:
-    """One legend for the whole figure, below the axes, each label once; returns its row count."""
+def legend_below(fig, axes, *, ncol: int = 3, bottom: float = 0.0) -> int:
+    """One legend for the whole figure, below the axes, each label once (its lower edge at
+    figure height ``bottom``, e.g. above a caption); returns its row count."""
     handles: dict = {}
     for ax in list(axes):
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -92,5 +96,5 @@ def legend_below(fig, axes, *, ncol: int = 3) -> int:
         return 0
     ncol = max(1, min(ncol, len(handles)))
     fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=ncol,
-               frameon=False)
+               frameon=False, bbox_to_anchor=(0.5, bottom))
     return -(-len(handles) // ncol)

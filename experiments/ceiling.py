@@ -194,41 +194,43 @@ def table(record) -> str:
 
 
 def plot(record, path) -> Path:
-    """ρ against n on a linear axis (ρ <= 1), one colour per width rule, solid IP / dashed random
-    labels, the exact depth-3 net; the §4.7 ceilings (vacuous: far above 1) in a table below, so
-    they do not squash the measured ρ (issue 24)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """ρ against n on a linear axis (ρ <= 1) in the house style (:mod:`experiments._style`):
+    one colour per target (IP, random labels), one line style per depth (depth 2 solid, the exact
+    depth-3 net dashed), the width rule by line width; the §4.7 ceilings (vacuous: far above 1)
+    in a table below, so they do not squash the measured ρ."""
     from circuits.utils.files import savefig_atomic
+    from experiments._style import (SOURCE_MARKERS, TARGET_NAMES, depth_linestyle, legend_below,
+                                    pyplot, target_colour)
 
     rows = record["rows"]
     d2 = [r for r in rows if r["depth"] == 2]
     ns = sorted({r["n"] for r in rows})
     slots = sorted({_slot(r) for r in d2}, key=_slot_order)
-    fig, (ax, tab) = plt.subplots(2, 1, figsize=(9.6, 6.6),
+    ctx = pyplot()
+    plt = ctx.__enter__()
+    fig, (ax, tab) = plt.subplots(2, 1, figsize=(9.6, 7.4),
                                   gridspec_kw={"height_ratios": [3.2, 1.3]})
     for j, k in enumerate(slots):
-        col = f"C{j}"
-        for lab, ls, mk in (("ip", "-", "o"), ("random", "--", "x")):
+        lw = 0.8 + 1.0 * j
+        for lab in ("ip", "random"):
             pts = sorted((r["n"], r["rho"]) for r in d2 if r["labels"] == lab and _slot(r) == k)
             if pts:
-                ax.plot(*zip(*pts), ls, marker=mk, color=col,
-                        label=f"depth 2, width {k}, {'IP' if lab == 'ip' else 'random labels'}")
+                ax.plot(*zip(*pts), depth_linestyle(2), marker=SOURCE_MARKERS["trained"],
+                        color=target_colour(lab), lw=lw, ms=3 + j,
+                        label=f"depth 2 trained, width {k}, "
+                              f"{'IP' if lab == 'ip' else TARGET_NAMES['random']}")
     d3 = sorted((r["n"], r["rho"]) for r in rows if r["depth"] == 3)
     if d3:
-        ax.plot(*zip(*d3), "s-", color="k", label="depth 3, exact construction (width n + 1)")
+        ax.plot(*zip(*d3), depth_linestyle(3), marker=SOURCE_MARKERS["exact"],
+                color=target_colour("ip"), label="depth 3, exact construction (width n + 1), IP")
     ax.axhline(0, color="gray", lw=0.6)
     ax.set_ylim(-0.05, 1.05)
     ax.set_xticks(ns)
     ax.set_xlabel("n (bits per party; d = 8n, 4^n support points)")
     ax.set_ylabel("ρ on μ₀ (exact, all 4^n points), best of seeds")
     ax.set_title(f"E21: correlation of trained depth-2 nets ({record['settings']['activation']}) "
-                 f"with IP and with randomly permuted labels", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+                 f"with IP and with randomly permuted labels")
+    rows_legend = legend_below(fig, [ax], ncol=2)
     tab.axis("off")
     cells = []
     for k in slots:
@@ -250,11 +252,12 @@ def plot(record, path) -> Path:
                   "\nNeither the ceiling nor the random-label control can separate "
                   "depths (random labels are hard for every depth); E23 (depthsep separate) can.",
                   fontsize=7.5)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03 * rows_legend + 0.02, 1, 1))
     try:
         return savefig_atomic(fig, path, dpi=110)
     finally:
         plt.close(fig)
+        ctx.__exit__(None, None, None)
 
 
 def _slot(r) -> str:

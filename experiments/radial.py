@@ -222,20 +222,23 @@ METHOD_WORDS = {"ridge": "depth 2, ridge net (LP profile)", "depth3": "depth 3, 
 
 
 def plot(record, path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     from circuits.utils.files import savefig_atomic
+    from experiments._style import (SOURCE_MARKERS, depth_linestyle, pyplot,
+                                    target_colour)
 
     rows = [r for r in record["rows"] if r.get("width")]
     eps = record["settings"]["eps"]
-    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 7.2))
-    styles = {"ridge": ("-", "o"), "depth3": (":", "s"), "ses_d3": ("none", "*")}
-    colors = {"hat": "C0", "cos": "C1", "t4": "C3"}
-    e_fix = eps[len(eps) // 2]
+    ctx = pyplot()
+    plt = ctx.__enter__()
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 7.6))
+    # house style: colour = target, line style = depth, marker = how the width was obtained
+    styles = {"ridge": (depth_linestyle(2), SOURCE_MARKERS["search"]),
+              "ses_d3": (depth_linestyle(2), "D"),
+              "depth3": (depth_linestyle(3), SOURCE_MARKERS["exact"])}
+    colors = {t: target_colour(t) for t in ("hat", "cos", "t4")}
+    e_fix = max(eps)                   # panel (a): the largest accuracy, the one the text quotes
 
     def draw(ax, pts, tgt, meth, label):
         xs, ys, cert = zip(*pts)
@@ -291,6 +294,7 @@ def plot(record, path) -> Path:
     for (tgt, d), r in sorted(tr.items()):
         pts = sorted((int(w), v) for w, v in r["l2_by_width"].items())
         a3.plot(*zip(*pts), color=colors[tgt], marker=marks[tdims.index(d) % len(marks)],
+                linestyle=depth_linestyle(2),
                 label=f"{TARGET_WORDS[tgt]}, d = {d} (best constant {r['constant_l2']:.3f})")
     for e in eps:
         a3.axhline(e, color="grey", lw=0.6, ls="--")
@@ -312,7 +316,8 @@ def plot(record, path) -> Path:
     for ax in (a1, a2, a3):
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
-    fig.suptitle(f"E22: radial targets on the unit ball B_d.  (a, b): widths whose sup error, "
+    fig.suptitle(f"E22: radial targets on the unit ball B_d.  (a) at ε = {e_fix:g}, (b) at "
+                 f"d = {d_fix}: widths whose sup error, "
                  f"found by a search scaled with d, is <= the accuracy (a lower bound on the error;"
                  f" filled = certified upper bound <= accuracy); missing = not reached within "
                  f"{record['settings']['max_directions']} directions.  (c): trained nets, L2 "
@@ -323,6 +328,7 @@ def plot(record, path) -> Path:
         return savefig_atomic(fig, path, dpi=110)
     finally:
         plt.close(fig)
+        ctx.__exit__(None, None, None)
 
 
 def main(argv=None) -> int:

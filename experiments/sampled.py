@@ -1,4 +1,4 @@
-"""E24 (issue 22): the sampled mode, certified per-norm separation past the exhaustive sizes.
+"""E24: the sampled mode, certified per-norm separation past the exhaustive sizes.
 
 For each n, depth-2 ReLU nets are trained by mini-batch Adam on fresh pairs from μ₀ (product-form
 grids, :func:`networks.separation.sampled.train_sampled`) on MAJ∘AND (``majand``, easy) and on IP
@@ -92,6 +92,7 @@ def build_parser():
                    help="move an existing sampled.json aside (never deleted) and start over; "
                         "needed to rerun in the same --out with other settings")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-plot", action="store_true", help="skip sampled.png")
     return p
 
 
@@ -185,7 +186,7 @@ def _run_locked(args, S, doc, path, out, settings, ns, targets, rules, lams, see
     doc["interrupted"] = interrupted
     write_sampled(path, doc)
     write_bytes_atomic(out / "sampled_table.md", table_markdown(doc).encode())
-    if not interrupted:
+    if not interrupted and not getattr(args, "no_plot", False):
         _plot(doc, out / "sampled.png")
     return doc
 
@@ -336,10 +337,14 @@ def table_markdown(doc) -> str:
 
 
 def _plot(doc, png):
+    """Cov(S, h)/P against n with intervals and the proven centred IP ceiling, in the house
+    style (:mod:`experiments._style`: one colour per target, depth 2 solid, depth 3 dashed, the
+    bound dash-dotted, the width rule by line width); ρ_h against the path norm P over the
+    penalties λ only when the run has more than one λ (one λ is no trade-off); on the right the
+    depth axis (:func:`_depth_axis`)."""
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from experiments._style import (REFERENCE_COLOURS, SOURCE_MARKERS, TARGET_NAMES,
+                                        depth_linestyle, legend_below, pyplot, target_colour)
     except ImportError:                                     # pragma: no cover
         return
     from circuits.utils.files import savefig_atomic
@@ -348,121 +353,109 @@ def _plot(doc, png):
     rows = list(doc["rows"].values())
     if not rows:
         return
-    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(16, 5.2))
-    _depth_axis(cx, doc)
     table = doc.get("table") or summarize(doc)["table"]
-    lines: dict = {}
-    for e in table:
-        lines.setdefault((e["target"], e["width_rule"], e["penalty"]), []).append(e)
-    multi = any(len(e["seeds"]) > 1 for e in table)
-    for (t, rule, lam), es in sorted(lines.items()):
-        es.sort(key=lambda e: e["n"])
-        x = [e["n"] for e in es]
-        k = max(len(e["seeds"]) for e in es)
-        y = [max(e["best"]["cov_per_norm"], 1e-5) for e in es]
-        err = [e["best"]["ci_per_norm"] for e in es]
-        line = ax.errorbar(x, y, yerr=err, marker="o", capsize=3,
-                           label=f"{t}, w={rule}, λ={lam:g}" + (f", best of {k}" if k > 1 else ""))
-        if k > 1:                                   # the median over seeds, its interval
-            ym = [max(e["median"]["cov_per_norm"], 1e-5) for e in es]
-            lo = [max(a - max(e["median"]["lower"], 1e-5), 0.0) for a, e in zip(ym, es)]
-            hi = [max(max(e["median"]["upper"], 1e-5) - a, 0.0) for a, e in zip(ym, es)]
-            ax.errorbar([v + 0.25 for v in x], ym, yerr=[lo, hi], marker="s", ls=":", capsize=2,
-                        color=line[0].get_color(), alpha=0.7, label=f"{t}, w={rule}, λ={lam:g}, "
-                        f"median of {k}")
-    ns = sorted({r["n"] for r in rows})
-    lo, hi = min(ns), max(max(ns), 24)
-    xs = list(range(lo, hi + 1))
-    ax.plot(xs, [centred_ceiling_per_norm(n) for n in xs], "k--",
-            label="proven IP ceiling K_n + 2^(1-n) (centred)")
-    ax.set_yscale("log")
-    ax.set_xlabel("n (bits per party)")
-    ax.set_ylabel("Cov(S, h) / P (centred hidden-unit correlation per path norm)")
-    ax.set_title("per-norm gap at depth 2: measured Cov/P vs proven IP ceiling", fontsize=10)
-    ax.legend(fontsize=7)
-    # the ρ-P trade-off: one curve per (n, easy target, width) over the penalties λ
-    curves = {}
-    for r in rows:
-        if r["target"] != "ip":
-            curves.setdefault((r["n"], r["target"], r["width_rule"]), []).append(r)
-    many = len(curves) > 4             # then: one colour per (target, width), n written at points
-    colours: dict = {}
-    for (n, t, rule), rs in sorted(curves.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
-        by_lam: dict = {}
-        for r in rs:
-            by_lam.setdefault(r["penalty"], []).append(r)
-        lam_s = sorted(by_lam, key=lambda lam: _median([r["estimate"]["path_norm"]
-                                                         for r in by_lam[lam]]))
-        P = [_median([r["estimate"]["path_norm"] for r in by_lam[lam]]) for lam in lam_s]
-        rh = [_median([r["estimate"]["rho_h"]["mean"] for r in by_lam[lam]]) for lam in lam_s]
-        k = max(len(v) for v in by_lam.values())
-        seeds = f" (median of {k} seeds; dots: each seed)" if k > 1 else ""
-        if many:
-            first_of_kind = (t, rule) not in colours
-            line, = bx.plot(P, rh, marker="o", color=colours.get((t, rule)),
-                            label=f"{t} w={rule}{seeds}" if first_of_kind else None)
-            colours.setdefault((t, rule), line.get_color())
-            bx.annotate(f"{n}", (P[-1], rh[-1]), fontsize=6, xytext=(3, 3),
-                        textcoords="offset points")
-        else:
-            line, = bx.plot(P, rh, marker="o", label=f"n={n} {t} w={rule}{seeds}")
-        if k > 1:
-            bx.scatter([r["estimate"]["path_norm"] for r in rs],
-                       [r["estimate"]["rho_h"]["mean"] for r in rs], s=8, alpha=0.5,
-                       color=line.get_color())
-        if len(curves) <= 3:
-            for lam, p_, y_ in zip(lam_s, P, rh):
-                bx.annotate(f"λ={lam:g}", (p_, y_), fontsize=6)
-        if not many:
-            pm = max(r["estimate"]["path_norm"] for r in rs) * 1.05
-            bx.plot([0, pm], [0, ip_ceiling_per_norm(n) * pm], ls=":", color=line.get_color(),
-                    label=f"IP ceiling K_{n}·P")
-    if many:                            # the ceiling lines of the smallest and largest n only
-        pm = max(r["estimate"]["path_norm"] for rs in curves.values() for r in rs) * 1.05
-        for n, ls in ((min(c[0] for c in curves), ":"), (max(c[0] for c in curves), "--")):
-            bx.plot([0, pm], [0, ip_ceiling_per_norm(n) * pm], ls=ls, color="grey",
-                    label=f"IP ceiling K_{n}·P")
-        bx.set_title("ρ_h against P (numbers: n)", fontsize=10)
-    bx.set_ylim(bottom=0, top=max([1e-3] + [r["estimate"]["rho_h"]["mean"] for r in rows]) * 1.3)
-    bx.set_xlabel("path norm P")
-    bx.set_ylabel("ρ_h")
-    if not many:
-        bx.set_title("ρ–P trade-off over the penalty λ", fontsize=10)
-    bx.legend(fontsize=6)
-    first = doc.get("first_certified_n")
-    s = doc["settings"]
-    cap = (f"Measured: depth-2 ReLU nets, {s['steps']} Adam steps on fresh {s['grid']}² grids of "
-           f"pairs; ρ_h on {s['pairs']:.0e} fresh i.i.d. pairs per net, bars = empirical-Bernstein "
-           f"half-width (δ = {s['delta']}"
-           + (", each at δ/k for a cell of k seeds (Bonferroni): the best seed is the one with the "
-              "largest corrected lower bound, the median's bar spans the medians of the lower and "
-              "upper bounds" if multi else "")
-           + "), values ≤ 1e-5 drawn at 1e-5 (log axis). Dashed: the PROVEN centred bound "
-           "|Cov(H, h)| ≤ (K_n + 2^(1-n))·P for every depth-2 ReLU net on IP (middle: the "
-           "uncentred ρ_h against K_n·P). "
-           + (f"First n with a certified per-norm gap between IP and an easy target at depth 2 "
-              f"(best seed, corrected): {first}; not a depth separation: the proven depth-2 "
-              f"norm bound passes the depth-3 net's norm only at n* = {doc.get('crossing_n_star')}."
-              if first else "No n certified in this run (Cov/P − CI ≤ K_n + 2^(1-n) everywhere)."))
-    fig.text(0.01, 0.01, cap, fontsize=7, wrap=True)
-    fig.subplots_adjust(bottom=0.2)
-    savefig_atomic(fig, png, dpi=110)
-    plt.close(fig)
+    lams = sorted({r["penalty"] for r in rows})
+    rules = sorted({r["width_rule"] for r in rows})
+    lw = {rule: 1.0 + 1.2 * i for i, rule in enumerate(rules)}
+    name = {t: TARGET_NAMES.get(t, t) for t in {r["target"] for r in rows}}
+    with pyplot() as plt:
+        trade = len(lams) > 1
+        fig, axes = plt.subplots(1, 3 if trade else 2, figsize=(17 if trade else 13, 6.2))
+        ax, cx = axes[0], axes[-1]
+        lines: dict = {}
+        for e in table:
+            lines.setdefault((e["target"], e["width_rule"], e["penalty"]), []).append(e)
+        multi = any(len(e["seeds"]) > 1 for e in table)
+        for (t, rule, lam), es in sorted(lines.items()):
+            es.sort(key=lambda e: e["n"])
+            x = [e["n"] for e in es]
+            k = max(len(e["seeds"]) for e in es)
+            y = [max(e["best"]["cov_per_norm"], 1e-5) for e in es]
+            err = [e["best"]["ci_per_norm"] for e in es]
+            ax.errorbar(x, y, yerr=err, marker=SOURCE_MARKERS["trained"], capsize=3,
+                        color=target_colour(t), ls=depth_linestyle(2), lw=lw[rule],
+                        label=f"depth 2 trained, {name[t]}, width {rule}"
+                              + (f", λ = {lam:g}" if trade else "") + (f", best of {k}" if k > 1
+                                                                          else ""))
+            if k > 1:                                   # the median over seeds, its interval
+                ym = [max(e["median"]["cov_per_norm"], 1e-5) for e in es]
+                lo = [max(a - max(e["median"]["lower"], 1e-5), 0.0) for a, e in zip(ym, es)]
+                hi = [max(max(e["median"]["upper"], 1e-5) - a, 0.0) for a, e in zip(ym, es)]
+                ax.errorbar([v + 0.25 for v in x], ym, yerr=[lo, hi], marker="s", ls=":",
+                            capsize=2, color=target_colour(t), alpha=0.6, lw=lw[rule],
+                            label=f"{name[t]}, width {rule}, median of {k}")
+        ns = sorted({r["n"] for r in rows})
+        xs = list(range(min(ns), max(max(ns), 24) + 1))
+        ax.plot(xs, [centred_ceiling_per_norm(n) for n in xs], color=REFERENCE_COLOURS["bound"],
+                ls=depth_linestyle("bound"),
+                label="proven centred ceiling K_n + 2^(1-n) for every depth-2 net on IP")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (bits per party)")
+        ax.set_ylabel("Cov(S, h) / P (centred hidden-unit correlation per path norm)")
+        ax.set_title("per-norm gap at depth 2: Cov/P against the proven IP ceiling"
+                     + ("" if trade else f" (λ = {lams[0]:g})"))
+        if trade:
+            bx = axes[1]
+            curves: dict = {}
+            for r in rows:
+                curves.setdefault((r["n"], r["target"], r["width_rule"]), []).append(r)
+            nsz = {n: 3 + 2 * i for i, n in enumerate(ns)}
+            for (n, t, rule), rs in sorted(curves.items()):
+                by_lam: dict = {}
+                for r in rs:
+                    by_lam.setdefault(r["penalty"], []).append(r)
+                order = sorted(by_lam, key=lambda lam: _median([r["estimate"]["path_norm"]
+                                                                for r in by_lam[lam]]))
+                P = [_median([r["estimate"]["path_norm"] for r in by_lam[lam]]) for lam in order]
+                rh = [_median([r["estimate"]["rho_h"]["mean"] for r in by_lam[lam]])
+                      for lam in order]
+                bx.plot(P, rh, marker=SOURCE_MARKERS["trained"], ms=nsz[n],
+                        color=target_colour(t), lw=lw[rule], ls=depth_linestyle(2),
+                        label=f"{name[t]}, width {rule} (marker size: n = {', '.join(map(str, ns))})")
+            pm = max(r["estimate"]["path_norm"] for r in rows) * 1.05
+            bx.plot([0, pm], [0, ip_ceiling_per_norm(max(ns)) * pm],
+                    color=REFERENCE_COLOURS["bound"], ls=depth_linestyle("bound"),
+                    label=f"IP ceiling K_n·P at n = {max(ns)}")
+            bx.set_ylim(bottom=0)
+            bx.set_xlabel("path norm P")
+            bx.set_ylabel("ρ_h")
+            bx.set_title(f"ρ_h against P over λ = {', '.join(f'{v:g}' for v in lams)}")
+        _depth_axis(cx, doc)
+        nrows = legend_below(fig, axes, ncol=3, bottom=0.055)
+        first = doc.get("first_certified_n")
+        st = doc["settings"]
+        cap = (f"Depth-2 ReLU nets, {st['steps']} Adam steps on fresh {st['grid']}² grids of "
+               f"pairs; Cov on {st['pairs']:.0e} fresh i.i.d. pairs per net; bars: "
+               f"empirical-Bernstein half-width (δ = {st['delta']}"
+               + (", Bonferroni over a cell's seeds" if multi else "")
+               + "); values ≤ 1e-5 drawn at 1e-5. "
+               + (f"First n with a certified per-norm gap between IP and an easy target at "
+                  f"depth 2 (Cov/P − CI > K_n + 2^(1-n)): {first}; not a depth separation: the "
+                  f"proven depth-2 norm bound passes the depth-3 net's norm only at "
+                  f"n* = {doc.get('crossing_n_star')} (right)."
+                  if first else "No n certified in this run (Cov/P − CI ≤ K_n + 2^(1-n) "
+                  "everywhere)."))
+        fig.text(0.01, 0.005, cap, fontsize=7.5, wrap=True)
+        fig.tight_layout(rect=(0, 0.04 * nrows + 0.07, 1, 1))
+        savefig_atomic(fig, png, dpi=110)
+        plt.close(fig)
 
 
 def _depth_axis(cx, doc) -> None:
     """The depth comparison on a path-norm axis: P₃(n) of the exact depth-3 IP net against the
     proven least norm of a depth-2 net with ρ = 1 on IP; n* marked, the run's n shaded."""
+    from experiments._style import REFERENCE_COLOURS, depth_linestyle, target_colour
     from networks.separation.sampled_verdict import depth_comparison
 
     star = doc.get("crossing_n_star") or 45
     dc = depth_comparison(range(4, star + 8))
     x = [d["n"] for d in dc]
-    cx.plot(x, [d["depth3_path_norm"] for d in dc], "--", color="k",
-            label="exact depth-3 IP net: path norm P₃(n)")
-    cx.plot(x, [d["depth2_lower_bound"] for d in dc], "-.", color="#555555",
+    cx.plot(x, [d["depth3_path_norm"] for d in dc], depth_linestyle(3),
+            color=REFERENCE_COLOURS["exact"], label="exact depth-3 IP net: path norm P₃(n)")
+    cx.plot(x, [d["depth2_lower_bound"] for d in dc], depth_linestyle("bound"),
+            color=REFERENCE_COLOURS["bound"],
             label="any depth-2 net with ρ = 1: P + |u₀| ≥ (1 − 2^-n)/K_n (proven)")
-    cx.axvline(star, color="#D55E00", lw=0.8, label=f"crossing n* = {star}")
+    cx.axvline(star, color=target_colour("ip"), lw=0.8, label=f"crossing n* = {star}")
     ns = [r["n"] for r in doc["rows"].values()]
     if ns:
         cx.axvspan(min(ns) - 0.5, max(ns) + 0.5, color="#0072B2", alpha=0.12,
@@ -470,8 +463,7 @@ def _depth_axis(cx, doc) -> None:
     cx.set_yscale("log")
     cx.set_xlabel("n (bits per party)")
     cx.set_ylabel("path norm")
-    cx.set_title("depth axis: depth-3 norm vs proven depth-2 bound", fontsize=10)
-    cx.legend(fontsize=6)
+    cx.set_title("depth axis: depth-3 norm vs proven depth-2 bound")
 
 
 def main(argv=None) -> int:

@@ -38,8 +38,10 @@ _TARGET_OF = {"IP": "ip", "PAR": "parity", "MAJ": "maj", "RAND": "random", "RTHR
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separation-table", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n-max", type=int_in_range(1, 4, what="bits per party (N = 2n <= 8)"),
-                   default=2, help="largest n of IP_n (controls use N = 2n); default 2")
+    p.add_argument("--n-max", "--n", dest="n_max",
+                   type=int_in_range(1, 4, what="bits per party (N = 2n <= 8)"),
+                   default=2, help="largest n of IP_n: rows n = 1..N_MAX (controls use N = 2n); "
+                   "--n is the same option; default 2")
     p.add_argument("--functions", type=id_list(CONTROLS), default=list(CONTROLS),
                    help=f"comma-separated subset of {','.join(CONTROLS)}; default all")
     p.add_argument("--time-limit", type=real_in_range(0), default=30.0,

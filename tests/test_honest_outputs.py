@@ -38,8 +38,8 @@ def test_ceiling_figure_keeps_rho_on_a_unit_axis_and_ceilings_in_a_table(tmp_pat
     assert "vacuous" in tab.get_title()
     assert tab.tables and "2e+03" in " ".join(c.get_text().get_text()
                                              for c in tab.tables[0].get_celld().values())
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "depth 2, width n², IP" in labels          # width rules in words, not "16n"
+    labels = [t.get_text() for t in seen["fig"].legends[0].get_texts()]
+    assert "depth 2 trained, width n², IP" in labels  # width rules in words, not "16n"
 
 
 def _capture_figure(monkeypatch):
@@ -73,24 +73,31 @@ def test_sweep_figure_has_integer_n_ticks_and_a_rho_scatter(tmp_path, monkeypatc
 
 
 def test_reduction_figure_speaks_words_with_one_colour_per_meaning(tmp_path, monkeypatch):
+    """House style: every margin of M_k in IP's colour, the network alone and the references in
+    other colours; one legend below the axes, in words."""
     pytest.importorskip("matplotlib")
     from matplotlib.colors import to_rgba
 
-    from experiments.reduction import COLOURS, plot_report
+    from experiments._style import target_colour
+    from experiments.reduction import plot_report
     from networks.separation.reduction_run import reduction_run
 
     run = reduction_run(3, 8, "relu", seed=0, ball_points=0, circuit=False)
     seen = _capture_figure(monkeypatch)
     plot_report(run.report, tmp_path / "r.png")
+    fig = seen["fig"]
     texts = []
-    for ax in seen["fig"].axes:
+    for ax in fig.axes:
         texts += [ax.get_xlabel(), ax.get_ylabel(), ax.get_title()]
-        texts += [t.get_text() for t in ax.get_legend().get_texts()]
+        assert ax.get_legend() is None
+    assert len(fig.legends) == 1
+    texts += [t.get_text() for t in fig.legends[0].get_texts()]
     joined = " ".join(texts)
     assert "_{" not in joined and "Ñ_q" not in joined and "H·M_k" not in joined
-    _, ax2 = seen["fig"].axes
+    _, ax2 = fig.axes
     handles, labels = ax2.get_legend_handles_labels()
     colour = {lab: to_rgba(h.get_color()) for h, lab in zip(handles, labels)}
     scan = [lab for lab in labels if lab.startswith("worst margin")]
-    assert {colour[lab] for lab in scan} == {to_rgba(COLOURS["after"])}
-    assert len(set(colour.values())) == len({"after", "k_used", "target", "least"} & set(COLOURS))
+    assert scan and {colour[lab] for lab in scan} == {to_rgba(target_colour("ip"))}
+    others = {colour[lab] for lab in labels if lab not in scan}
+    assert to_rgba(target_colour("ip")) not in others

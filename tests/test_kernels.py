@@ -459,3 +459,35 @@ def test_tiny_subset_with_the_jit_disabled():
                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "jit-off ok" in res.stdout
+
+
+def test_function_truth_tables_over_several_thread_ranges_match_naive():
+    """BooleanFunction.truth_table runs ranges of 2^16 on threads (serial kernel
+    ``_table_target_range``): on 2^18 points every kind agrees with a pure-Python twin, and a
+    shifted start (``start`` != 0) reads the right indices."""
+    from circuits import functions as F
+    from circuits import _kernels
+
+    k = np.arange(1 << 18)
+    pop = np.array([bin(int(v)).count("1") for v in k])
+    ip = np.array([bin(int(v) & int(v) >> 9 & 511).count("1") & 1 for v in k])
+    kind, params, table = F.InnerProductMod2(9)._spec()
+    assert _kernels._table_target(kind, params, table, 0, 1 << 18).tolist() == ip.tolist()
+    assert F.Parity(18).truth_table().tolist() == (pop & 1).tolist()
+    assert F.Majority(18).truth_table().tolist() == (pop >= 9).astype(int).tolist()
+    kind, params, table = F.Parity(18)._spec()
+    assert _kernels._table_target(kind, params, table, 5, 70000).tolist() == (pop[5:70000] & 1).tolist()
+    assert F.Parity(18).truth_table().tolist() != F.Majority(18).truth_table().tolist()
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_inner_product_table_by_numpy_equals_the_kernel_table(n):
+    """inner_product_mod2 (numpy slices, nothing to compile) against the kernel's IP target."""
+    from circuits import _kernels as _kernels_mod
+    from circuits import functions as F
+
+    kind, params, table = F.InnerProductMod2(n)._spec()
+    kernel = _kernels_mod._table_target(kind, params, table, 0, 1 << (2 * n))
+    assert F.inner_product_mod2(n).tolist() == kernel.tolist()
+    assert F.InnerProductMod2(n).truth_table().tolist() == kernel.tolist()
+    assert F.inner_product_mod2(n).tolist() != F.Parity(2 * n).truth_table().tolist()

@@ -266,7 +266,7 @@ def test_missing_dask_says_how_to_install(monkeypatch):
     _block_distributed(monkeypatch)
     circ = c.parity_depth2(4)
     for kwargs in ({"client": "tcp://127.0.0.1:8786"}, {"client": object()}, {"executor": "dask"}):
-        with pytest.raises(MissingDependencyError, match=r"pip install 'depthsep\[distributed\]'"):
+        with pytest.raises(MissingDependencyError, match=r"pip install -e '\.\[distributed\]'"):
             c.count_ones(circ, **kwargs)
     with pytest.raises(ImportError):      # also an ImportError, and one of ours
         parallel.require_distributed()

@@ -137,3 +137,36 @@ def test_random_label_control_is_never_evidence():
     assert rec["control"] == "random" and rec["evidence"] is False
     assert "random permutation" in rec["training"]["labels"]
     assert rec["gamma"] < 0.05                        # measured against IP, not the random labels
+
+
+def test_vacuous_links_are_labelled_and_not_counted():
+    """A width bound below 1 or a gate lemma that allows width 1 holds but bounds nothing: it is
+    labelled 'vacuous' and the headline counts only informative links; a width bound above 1
+    (the control) stays informative."""
+    from networks.reduction.certificates import Certificate, _ineq
+
+    vac = _ineq("width", "w >= x", 32, ">=", -0.0155, kind="implied", vacuous=True,
+                note="vacuous: rhs < 1; every network has w >= 1")
+    real = _ineq("width", "w >= x", 32, ">=", 3.5, kind="implied", vacuous=False)
+    dim = _ineq("rank", "r <= R", 64, "<=", 2049, by_dimension=True)
+    bad = _ineq("accuracy", "mse < c", 0.3, "<", 0.25)
+    assert vac.holds and not vac.informative and vac.label == "vacuous (rhs < 1)"
+    assert real.informative and real.label == "ok"
+    cert = Certificate(n=6, width=32, activation="relu", inequalities=(vac, real, dim))
+    assert cert.counts()["informative"] == 1 and cert.counts()["vacuous"] == 1
+    assert cert.headline().startswith("informative links: 1 hold") and "none fails" in cert.headline()
+    failing = Certificate(n=6, width=32, activation="relu", inequalities=(vac, bad))
+    assert "FAILED: accuracy" in failing.headline() and failing.counts()["informative"] == 0
+
+
+def test_forster_row_names_sign_mk_when_it_is_not_h():
+    from types import SimpleNamespace
+
+    from networks.reduction.certificates import _forster_link
+
+    ok = _forster_link(SimpleNamespace(sign_agrees_everywhere=True), 8.0, "H", 64)
+    off = _forster_link(SimpleNamespace(sign_agrees_everywhere=False), 3.0,
+                        "forster_sign_rank_bound(sign(M_k)) = 2.9", 16)
+    assert "sign-rank(H)" in ok.statement and ok.kind == "automatic"
+    assert "sign(M_k)" in off.name and "sign-rank(H)" not in off.statement
+    assert "not for IP" in off.note

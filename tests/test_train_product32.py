@@ -111,3 +111,19 @@ def test_history_separates_the_epochs_from_the_reference_pass():
     inst = HardInstance(5, seed=0)
     h = tp.train_product(_net(inst.dim, 4, 0), inst, epochs=3, patience=None).history
     assert 0.0 < h["loop_seconds"] <= h["seconds"]
+
+
+@pytest.mark.parametrize("n, w, act", [(4, 5, "relu"), (6, 33, "relu"), (5, 7, "tanh")])
+def test_final_loss_is_the_float64_pass_loss_bit_for_bit(n, w, act):
+    """A float32 run's final loss comes from the forward half of the float64 pass alone
+    (``_kernels._loss_rows``, so no float64 training kernel is compiled by a default run): the
+    same bits as the full float64 pass; a different target table gives a different loss."""
+    inst = HardInstance(n, seed=1)
+    sup = tp.product_support(inst)
+    net = SigmaNetwork.random([inst.dim, w, 1], act, seed=w, bias_scale=0.3)
+    grad = tp._Depth2Grad(sup, net.activation, "float32")
+    params = [net.layers[0].weights, net.layers[0].bias, net.layers[1].weights[0],
+              net.layers[1].bias]
+    Y = (np.random.default_rng(w).random((sup.size, sup.size)) < 0.5).astype(float)
+    assert tp._final_loss(grad, params, Y) == grad(params, Y, precision="float64")[0]
+    assert tp._final_loss(grad, params, 1.0 - Y) != grad(params, Y, precision="float64")[0]

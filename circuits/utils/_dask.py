@@ -13,8 +13,8 @@ import uuid
 from concurrent.futures import CancelledError
 
 from circuits.utils.errors import ClusterLostError
-from circuits.utils.parallel import (_default_chunk_size, chunk_bounds, require_distributed,
-                                     usable_cpus)
+from circuits.utils._executor import (_default_chunk_size, chunk_bounds, require_distributed,
+                                      usable_cpus)
 from circuits.utils.progress import progress_bar
 from circuits.utils.slicing import _numba_threads
 

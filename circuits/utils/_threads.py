@@ -3,7 +3,7 @@
 Several kernels used to be numba ``prange`` loops.  On the shared 2-vCPU machines a busy second
 core made OpenMP's static schedule (each thread one fixed share, the others spinning at the
 barrier) wait for the slow share: ``CodeEmbedding(20)`` ran 2.7x slower on numba's two threads
-than on one (issue 24).  A ``prange`` kernel also compiles about twice as slowly as its serial
+than on one.  A ``prange`` kernel also compiles about twice as slowly as its serial
 body (``embeddings._kernels._gray_min_weight``: 1.35 vs 0.66 s), which the first run of every
 command pays.  Here the kernel is serial over a range and releases the GIL (``nogil``); ranges
 are taken in turn from a shared list by the calling thread and the helpers of one persistent
@@ -74,7 +74,7 @@ def free_cpus() -> int:
     >>> free_cpus() >= 1
     True
     """
-    from circuits.utils.parallel import usable_cpus
+    from circuits.utils._executor import usable_cpus
     return max(1, int(usable_cpus() - _other_runnable() + 0.5))
 
 

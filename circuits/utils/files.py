@@ -28,6 +28,10 @@ __all__ = ["write_json_atomic", "write_bytes_atomic", "to_jsonable", "read_json"
            "clean_stale_temp_files"]
 
 
+#: Element types a list may hold to be copied as it is (checked at C speed with ``map(type, ...)``).
+_PLAIN = frozenset({int, bool, str, type(None)})
+
+
 def to_jsonable(obj):
     """Convert numpy scalars/arrays, tuples, Paths and dataclass-like objects to JSON types.
 
@@ -39,8 +43,12 @@ def to_jsonable(obj):
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
+        if set(map(type, obj)) <= _PLAIN:                # a circuit's rows: millions of ints
+            return list(obj)
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "biu":
+            return obj.tolist()
         return to_jsonable(obj.tolist())
     if isinstance(obj, (np.bool_, bool)):
         return bool(obj)

@@ -17,7 +17,6 @@ Activation codes (only the built-in σ of :mod:`networks.activations`; others us
 import math
 
 import numpy as np
-from numba import prange
 
 from circuits._jit import njit
 
@@ -149,7 +148,28 @@ def _value_table(A, Bt, c, scale, u, u0, code, n, store, V, stats, a_lo, a_hi):
         stats[a, 3] = s3 + c3
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _loss_rows(A, Bt, c, u, u0, code, Y, rows_loss, a_lo, a_hi):
+    """rows_loss[a] = sum_b (N(a, b) - Y[a, b])² (compensated, Neumaier) for a_lo <= a < a_hi:
+    the loss of :func:`_train_pass` without the backward pass, the same operations in the same
+    order (so the same bits).  The final float64 loss of a float32 training run uses it, so a
+    default run compiles no float64 training kernel."""
+    w = A.shape[1]
+    size_b = Bt.shape[1]
+    val = np.empty(size_b)
+    Ac = np.empty(w)
+    for a in range(a_lo, a_hi):
+        for i in range(w):
+            Ac[i] = A[a, i] + c[i]
+        _row_values(Ac, Bt, u, code, 1.0, val)
+        sl = 0.0
+        cl = 0.0
+        for b in range(size_b):
+            r = val[b] + u0 - Y[a, b]
+            sl, cl = _neumaier(sl, cl, r * r)
+        rows_loss[a] = sl + cl
+
+
 def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss, total):
     """One full-batch forward + backward pass of the MSE over all pairs (a, b), product form.
 
@@ -165,14 +185,28 @@ def _train_pass(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss, to
     in order).  Backward: b outer, tile rows, then neurons innermost, so the i loop has no
     reduction either: it updates the rows Qa[a], Qb[blk, b] and su elementwise (σ' as a select,
     vectorised; measured in benchmarks/bench_reduction.py R4).  Blocks write only their own
-    rows of Qa and their own Qb[blk], Su[blk]: results never depend on scheduling.
+    rows of Qa and their own Qb[blk], Su[blk]: results never depend on scheduling.  The blocks
+    run on Python threads (:func:`circuits.utils._threads.run_ranges`, the serial GIL-free
+    kernel :func:`_train_blocks` per block), which compiles faster than a ``prange`` loop.
     """
+    from circuits.utils._threads import run_ranges, work_threads
+
+    args = (A, B, Bt, c, u, np.float64(u0), np.int64(code), Y, np.int64(n_blocks), Qa, Qb, Su,
+            rows_loss, np.float64(total))
+    bounds = [(blk, blk + 1) for blk in range(int(n_blocks))]
+    run_ranges(lambda lo, hi: _train_blocks(*args, lo, hi), bounds, work_threads(len(bounds)))
+
+
+@njit(cache=True, nogil=True)
+def _train_blocks(A, B, Bt, c, u, u0, code, Y, n_blocks, Qa, Qb, Su, rows_loss, total,
+                  blk_lo, blk_hi):
+    """The blocks ``blk_lo <= blk < blk_hi`` of :func:`_train_pass` (serial)."""
     TILE = 16
     size_a = A.shape[0]
     w = A.shape[1]
     size_b = Bt.shape[1]
     per_block = (size_a + n_blocks - 1) // n_blocks
-    for blk in prange(n_blocks):
+    for blk in range(blk_lo, blk_hi):
         val = np.empty(size_b)
         g = np.empty((TILE, size_b))
         Ac = np.empty((TILE, w))

@@ -5,7 +5,7 @@ z_i(a, b) = Ac[a, i] + Bt[i, b] (Ac = α + bias, Bt = βᵀ, both already rounde
 Per pair: N = u0 + Σ_i u_i relu(z_i), r = N - Y[a, b] (float64), g = 2 r / #pairs (rounded to
 float32 for the lanes), Qa[a, i] = Σ_b g [z_i > 0], Qb[i, b] = Σ_a g [z_i > 0].
 
-Structure used (issue 23):
+Structure used:
 
 - relu(a + x) = max(x, -a) + a, so Σ_i u_i relu(Ac[a, i] + x_i) = Σ_i u_i max(x_i, -Ac[a, i])
   + Σ_i u_i Ac[a, i]: the second sum is one number per row (float64, once per row), and each
@@ -30,14 +30,12 @@ repeat bit for bit on one machine; across CPUs with other vector widths (AVX2 vs
 float32 sums may differ in their last bits, as BLAS results do.  No flag touches a bit that is
 decided: the exact metrics (``support_metrics``) are float64 and separate.
 
-Loops: blocks of rows (prange) × tiles of columns (the β tile and the float32 Qb partials
+Loops: blocks of rows (one per thread) × tiles of columns (the β tile and the float32 Qb partials
 stay in L2) × chunks of CHUNK rows × groups of 4 rows (register blocking: one load of β per 4
 rows): forward, residual, backward.  Padded rows and columns carry g = 0.
 """
 
 import numpy as np
-from numba import prange
-
 from circuits._jit import njit
 
 LANES = 16          # float32 lanes of one AVX-512 vector
@@ -162,12 +160,29 @@ def _forward(nac, bt, u, val, nbp, w):
             v3[b] = v3[b] + ua * max(xa, m30)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def _train_pass_relu32(Ac, Bt, u, u0, Y, scale, n_blocks, tile_b, Qa, Qbt, cols):
     """Ac float32 (#a, w), Bt float32 (w, #b), u float32 (w,), u0 float64, Y float64 (#a, #b),
     scale = 2 / #pairs.  Writes Qa float64 (#a, w) and adds into Qbt float64 (n_blocks, w, #b)
     and cols float64 (n_blocks, 2, #b) (both zero on entry): cols[blk, 0, b] = Σ_{a in blk} r²,
-    cols[blk, 1, b] = Σ_{a in blk} g (float64, rows in order)."""
+    cols[blk, 1, b] = Σ_{a in blk} g (float64, rows in order).
+
+    The ``n_blocks`` blocks of rows run on Python threads (:func:`circuits.utils._threads.run_ranges`,
+    the serial GIL-free kernel :func:`_train_blocks_relu32` per block): each block writes only
+    its own rows and slots, so the result does not depend on the thread count.  A serial kernel
+    compiles in about a third of the time of the ``prange`` loop it replaced, which every first
+    run paid."""
+    from circuits.utils._threads import run_ranges, work_threads
+
+    args = (Ac, Bt, u, np.float64(u0), Y, np.float64(scale), np.int64(n_blocks),
+            np.int64(tile_b), Qa, Qbt, cols)
+    bounds = [(blk, blk + 1) for blk in range(int(n_blocks))]
+    run_ranges(lambda lo, hi: _train_blocks_relu32(*args, lo, hi), bounds,
+               work_threads(len(bounds)))
+
+
+@njit(cache=True, nogil=True)
+def _train_blocks_relu32(Ac, Bt, u, u0, Y, scale, n_blocks, tile_b, Qa, Qbt, cols, blk_lo, blk_hi):
+    """The blocks ``blk_lo <= blk < blk_hi`` of :func:`_train_pass_relu32` (serial)."""
     size_a = Ac.shape[0]
     w = Ac.shape[1]
     size_b = Bt.shape[1]
@@ -175,7 +190,7 @@ def _train_pass_relu32(Ac, Bt, u, u0, Y, scale, n_blocks, tile_b, Qa, Qbt, cols)
     per_block = ((per_block + ROWS - 1) // ROWS) * ROWS
     tbp = ((tile_b + LANES - 1) // LANES) * LANES
     zero = np.float32(0.0)
-    for blk in prange(n_blocks):
+    for blk in range(blk_lo, blk_hi):
         lo = blk * per_block
         hi = min(size_a, lo + per_block)
         if lo >= hi:

@@ -253,7 +253,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         and the sum over neurons in float32 vector lanes, the residual, loss and every gradient
         accumulation in float64 (float32 partial sums over at most a few hundred terms first;
         :mod:`networks.product._kernels_train32`); measured 3.9-6.1x faster per epoch than
-        the float64 trainer before issue 23 at n = 10-12 (BENCHMARKS.md, T1 runs C, D, same run),
+        the float64 trainer at n = 10-12 (BENCHMARKS.md, T1 runs C, D, same run),
         gradient within 1e-4 relative (max-norm)
         of the float64 one (tests/test_train_product32.py).  Default because training is where
         E21-E23 and the reduction spend their time and a float32 gradient is as good a descent
@@ -355,7 +355,24 @@ class _Depth2Grad:
 
 
 def _final_loss(grad_fn, params, Y) -> float:
-    """``final_loss`` always in float64 (the reference pass)."""
+    """``final_loss`` always in float64: for depth 2 the reference pass's loss, computed by its
+    forward half alone (``_kernels._loss_rows``, the same bits, so a float32 run compiles no
+    float64 training kernel), on threads over ranges of rows; otherwise the reference pass."""
+    if isinstance(grad_fn, _Depth2Grad) and grad_fn.code >= 0:
+        from circuits.utils._threads import run_ranges, work_threads
+
+        W, b, u, u0 = params
+        sup, m = grad_fn.sup, grad_fn.sup.m
+        A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
+        Bt = np.ascontiguousarray((sup.XB @ W[:, m:].T).T)
+        rows = np.empty(A.shape[0])
+        step = max(1, A.shape[0] // 16)
+        bounds = [(a, min(A.shape[0], a + step)) for a in range(0, A.shape[0], step)]
+        args = (A, Bt, np.ascontiguousarray(b, dtype=np.float64),
+                np.ascontiguousarray(u, dtype=np.float64), float(u0[0]), grad_fn.code, Y, rows)
+        run_ranges(lambda lo, hi: _kernels._loss_rows(*args, lo, hi), bounds,
+                   work_threads(len(bounds)))
+        return math.fsum(rows.tolist()) / float(A.shape[0] * Bt.shape[1])
     return grad_fn(params, Y, precision="float64")[0]
 
 

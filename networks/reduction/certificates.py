@@ -33,7 +33,11 @@ class Inequality:
     when ``holds`` is False; ``kind`` is "checked" (verified on numbers), "implied" (a bound
     derived from checked links), "identity" (an equation true for every predictor, shown with
     both sides; it fails only on rounding), "automatic" (true as soon as an earlier link holds,
-    e.g. Forster's bound once sign(M_k) = H) or "info".
+    e.g. Forster's bound once sign(M_k) = H) or "info".  ``vacuous`` marks a link that holds
+    but bounds nothing: a width lower bound below 1 (every network has w >= 1), or the §4.7
+    gate lemma when its right-hand side at width 1 already allows the measured correlation (it
+    rules out no width); ``by_dimension`` a rank link whose right-hand side is at least 2^n.
+    Neither counts as evidence (:meth:`Certificate.counts`).
     """
 
     name: str
@@ -46,12 +50,34 @@ class Inequality:
     note: str = ""
     offending: "dict | None" = None
     by_dimension: bool = False
+    vacuous: bool = False
+
+    @property
+    def informative(self) -> bool:
+        """Holds, was checked on numbers or implied by checked links, and bounds something."""
+        return (self.holds and self.kind in ("checked", "implied") and not self.by_dimension
+                and not self.vacuous)
+
+    @property
+    def label(self) -> str:
+        """Why the link holds (or that it fails): the verdict column of the table."""
+        if not self.holds:
+            return "FAILS" if self.kind != "info" else "-"
+        if self.by_dimension:
+            return "ok (by dimension only)"
+        if self.vacuous:
+            why = self.note.split(";")[0][len("vacuous: "):] if self.note.startswith(
+                "vacuous: ") else ""
+            return "vacuous" + (f" ({why})" if why else "")
+        return {"identity": "identity (true for every predictor)",
+                "automatic": "automatic (sign(M_k) = H)", "info": "-"}.get(self.kind, "ok")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "statement": self.statement, "lhs": self.lhs,
                 "relation": self.relation, "rhs": self.rhs, "holds": bool(self.holds),
                 "kind": self.kind, "note": self.note, "offending": self.offending,
-                "by_dimension": self.by_dimension}
+                "by_dimension": self.by_dimension, "vacuous": self.vacuous,
+                "informative": self.informative, "verdict": self.label}
 
 
 #: Relative tolerance of an identity link (both sides are exact sums of the same 4^n floats).
@@ -59,14 +85,14 @@ IDENTITY_RTOL = 1e-9
 
 
 def _ineq(name, statement, lhs, relation, rhs, *, kind="checked", note="", offending=None,
-          by_dimension=False):
+          by_dimension=False, vacuous=False):
     lhs, rhs = float(lhs), float(rhs)
     same = abs(lhs - rhs) <= IDENTITY_RTOL * max(1.0, abs(lhs), abs(rhs))
     ops = {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs,
            "==": same if kind == "identity" else lhs == rhs}
     holds = bool(ops[relation])
     return Inequality(name, statement, lhs, relation, rhs, holds, kind, note,
-                      None if holds else offending, bool(by_dimension))
+                      None if holds else offending, bool(by_dimension), bool(vacuous))
 
 
 def correlation_bound(n: int, width: int, B: float, S: float, TV: float, c: float) -> float:
@@ -105,22 +131,38 @@ class Certificate:
     def failures(self) -> list:
         return [i for i in self.inequalities if not i.holds and i.kind != "info"]
 
+    def counts(self) -> dict:
+        """How many links are informative (hold and bound something), vacuous, by dimension
+        only, identities, automatic, and how many fail; ``info`` rows are not links."""
+        links = [i for i in self.inequalities if i.kind != "info"]
+        return {"informative": sum(i.informative for i in links),
+                "vacuous": sum(i.holds and i.vacuous and not i.by_dimension for i in links),
+                "by_dimension": sum(i.holds and i.by_dimension for i in links),
+                "identity": sum(i.holds and i.kind == "identity" for i in links),
+                "automatic": sum(i.holds and i.kind == "automatic" for i in links),
+                "failed": sum(not i.holds for i in links)}
+
+    def headline(self) -> str:
+        """One line that counts only informative links as support (failures first)."""
+        c = self.counts()
+        rest = ", ".join(f"{c[k]} {name}" for k, name in
+                         (("vacuous", "vacuous"), ("by_dimension", "by dimension only"),
+                          ("automatic", "automatic"), ("identity", "identity")) if c[k])
+        fails = ", ".join(i.name for i in self.failures)
+        return (f"informative links: {c['informative']} hold" + (f" (not counted: {rest})"
+                                                                 if rest else "")
+                + (f"; FAILED: {fails}" if fails else "; none fails"))
+
     def table(self) -> str:
         rows = [f"{'link':<22} {'statement':<48} {'lhs':>12} {'':2} {'rhs':>12}  verdict"]
         for i in self.inequalities:
-            verdict = "ok" if i.holds else ("FAILS" if i.kind != "info" else "-")
-            if i.holds and i.by_dimension:
-                verdict = "ok (by dimension only)"
-            elif i.holds and i.kind == "identity":
-                verdict = "identity (true for every predictor)"
-            elif i.holds and i.kind == "automatic":
-                verdict = "automatic (sign(M_k) = H)"
             rows.append(f"{i.name:<22} {i.statement:<48} {i.lhs:>12.5g} {i.relation:2} "
-                        f"{i.rhs:>12.5g}  {verdict}" + (f"  {i.offending}" if i.offending else ""))
+                        f"{i.rhs:>12.5g}  {i.label}" + (f"  {i.offending}" if i.offending else ""))
         return "\n".join(rows)
 
     def to_dict(self) -> dict:
         return {"n": self.n, "width": self.width, "activation": self.activation, "ok": self.ok,
+                "counts": self.counts(),
                 "inequalities": [i.to_dict() for i in self.inequalities],
                 "failures": [i.name for i in self.failures], "bounds": dict(self.bounds)}
 
@@ -230,10 +272,23 @@ def _rank_links(n, width, qn, red, bounds):
               k * rank_bound_V, note=f"<= k(1 + wK) = {k * (1 + width * qn.K)}"
               + (dim_note if k * rank_bound_V >= full else ""),
               by_dimension=k * rank_bound_V >= full),
-        _ineq("Forster", "2^{n/2} <= sign-rank(H) <= rank M_k", forster, "<=", rank_M,
-              note=forster_src, offending={"rank_Mk": rank_M},
-              kind="automatic" if red.sign_agrees_everywhere else "checked"),
+        _forster_link(red, forster, forster_src, rank_M),
     ]
+
+
+def _forster_link(red, forster, source, rank_M):
+    """Forster's row.  With sign(M_k) = H it is 2^{n/2} <= sign-rank(H) <= rank M_k
+    (automatic); otherwise the value is Forster's bound for the matrix sign(M_k), not for H, and
+    the row says so (it bounds sign-rank(sign(M_k)) <= rank M_k, nothing about IP)."""
+    if red.sign_agrees_everywhere:
+        return _ineq("Forster", "2^{n/2} <= sign-rank(H) <= rank M_k", forster, "<=", rank_M,
+                     note=source, offending={"rank_Mk": rank_M}, kind="automatic")
+    if "forster_sign_rank_bound(H)" in source:            # M_k has zeros: H's bound, no link
+        return _ineq("Forster (of H)", "2^{n/2} <= sign-rank(H); sign(M_k) has zeros",
+                     forster, "<=", rank_M, note=source, kind="info")
+    return _ineq("Forster, sign(M_k)", "Forster(sign M_k) <= sign-rank(sign M_k) <= rank M_k",
+                 forster, "<=", rank_M, note=source + "; sign(M_k) != H: a bound for sign(M_k), "
+                 "not for IP", offending={"rank_Mk": rank_M})
 
 
 def _width_links(n, width, gamma, qn, red, bounds):
@@ -255,16 +310,23 @@ def _width_links(n, width, gamma, qn, red, bounds):
     bounds.update(M_theory=M_theory, k_hoeffding_theory=k_th, width_bound_measured=w_measured,
                   width_bound_theory=w_theory, correlation_E_HN=corr, correlation_rhs=rhs,
                   width_bound_correlation=w_corr, B=B, R=R, S_sigma=S_R, TV_sigma=TV)
+    below1 = "vacuous: rhs < 1; every network has w >= 1"
+    gate_loose = w_corr < 1            # its rhs at width 1 already allows the needed correlation
     return [
         _ineq("width (chain, measured)", "w >= (2^{n/2}/k - 1)/K", width, ">=", w_measured,
-              kind="implied",
-              note="uses this run's k and K; the chain proves it for every net of this kind"),
+              kind="implied", vacuous=w_measured < 1,
+              note=(below1 + "; " if w_measured < 1 else "")
+              + "uses this run's k and K; the chain proves it for every net of this kind"),
         _ineq("width (chain, §4.0)", "w >= (2^{n/2}/k_th - 1)/(2m⌈B/η⌉+1)", width, ">=",
-              w_theory, kind="implied", note="worst-case constants (pitfall 9)"),
+              w_theory, kind="implied", vacuous=w_theory < 1,
+              note=(below1 + "; " if w_theory < 1 else "") + "worst-case constants (pitfall 9)"),
         _ineq("§4.7 gate lemma", "|E[H·N]| <= B2^-n + wB(S2^-n + TV(n+1)2^-n/2)", corr, "<=",
-              rhs),
+              rhs, vacuous=gate_loose,
+              note=("vacuous: allows width 1; at width 1 the rhs already allows the correlation "
+                    "this accuracy needs, so it rules out no width" if gate_loose else "")),
         _ineq("width (§4.7)", "w >= (γ - 2^{-n-1}(1+2B))/(B(TV c 2^{-n/2} + S 2^{-n}))",
-              width, ">=", w_corr, kind="implied"),
+              width, ">=", w_corr, kind="implied", vacuous=w_corr < 1,
+              note=below1 if w_corr < 1 else ""),
     ]
 
 

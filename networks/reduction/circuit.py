@@ -8,8 +8,8 @@ gates (the gates that fire form a prefix), so the rounding error is <= ε/2 per 
 Evaluation on all 4^n support points is neuron-wise (THEORY §4.8): the circuit's bottom gates are
 grouped by their weight row up to sign, each group's integer pre-activation is
 <q^A, C(a)> + <q^B, C(b)>, and the gates that fire are counted by binary search over the group's
-sorted thresholds (:func:`circuit_table`).  The generic gate-by-gate kernels of
-:mod:`circuits.simulate` re-evaluate a random sample as a cross-check.
+sorted thresholds (:func:`circuit_table`).  A gate-by-gate numpy evaluation
+(:mod:`circuits._product_eval`) re-evaluates a random sample as a cross-check.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from networks.reduction.stair import FLOAT_SLACK, _steps_per_neuron, build_chain
 __all__ = ["CircuitReduction", "threshold_circuit", "circuit_table", "circuit_bits",
            "gate_estimate"]
 
-#: Gate-input operations (points x gates x inputs) spent on the generic cross-check by default.
+#: Gate-input operations (points x gates x inputs) spent on the gate-by-gate cross-check by default.
 CHECK_BUDGET = 1 << 27
 
 
@@ -53,7 +53,7 @@ class CircuitReduction:
     top_rounding_bound : float
         The integer top gate equals [N_C >= 1/2] wherever |N_C - 1/2| > this bound.
     n_checked_generic, n_generic_mismatch : int
-        Support points re-evaluated by the generic kernel and disagreements (always 0, else an
+        Support points re-evaluated gate by gate and disagreements (always 0, else an
         error is raised).
     """
 
@@ -203,27 +203,23 @@ def circuit_bits(circuit: ThresholdCircuit, instance) -> np.ndarray:
 
 
 def _generic_check(circuit, sup, bits_table, *, sample: int, seed: int = 0) -> int:
-    """Re-evaluate ``sample`` random support points with the generic circuits kernels; returns
-    the number checked (raises on any disagreement: it would be a bug)."""
-    from circuits import simulate
+    """Re-evaluate ``sample`` random support points gate by gate, independently of the
+    neuron-wise kernels (:func:`circuits._product_eval.depth2_pair_bits`: exact numpy, nothing
+    to compile); returns the number checked (raises on any disagreement: it would be a bug)."""
+    from circuits._product_eval import depth2_pair_bits
 
-    n, m = sup.n, sup.m
+    n = sup.n
     total = 1 << (2 * n)
     rng = np.random.default_rng(seed)
     k = np.arange(total, dtype=np.int64) if total <= sample else rng.choice(total, sample,
                                                                              replace=False)
     a, b = k & ((1 << n) - 1), k >> n
-    C = sup.code_bits
-    if 2 * m <= 62:
-        words = (C.astype(np.int64) << np.arange(m, dtype=np.int64)).sum(axis=1)
-        generic = simulate.evaluate_indices(circuit, words[a] | (words[b] << m))
-    else:
-        generic = simulate.evaluate(circuit, np.concatenate([C[a], C[b]], axis=1))
+    generic = depth2_pair_bits(circuit, sup.code_bits, sup.code_bits, a, b)
     bad = np.flatnonzero(generic != bits_table[a, b])
     if bad.size:
-        raise ReductionError(f"neuron-wise and generic circuit evaluation disagree at (a, b) = "
-                             f"({int(a[bad[0]])}, {int(b[bad[0]])}) ({bad.size} of {k.size}); "
-                             f"please report this bug")
+        raise ReductionError(f"neuron-wise and gate-by-gate circuit evaluation disagree at "
+                             f"(a, b) = ({int(a[bad[0]])}, {int(b[bad[0]])}) ({bad.size} of "
+                             f"{k.size}); please report this bug")
     return int(k.size)
 
 
@@ -387,9 +383,9 @@ def threshold_circuit(quantised: QuantisedNetwork, *, margin: "float | None" = N
         Instead of refusing, raise the margin until the circuit has at most ``max_gates`` gates
         (said in ``steps``; above ρ_q/4 the guarantee ρ_C >= ρ_q/2 > 0 no longer holds).
     check_sample : int, optional
-        Support points re-evaluated gate by gate by the generic circuit kernel (all of them if
-        4^n is smaller); default: as many as CHECK_BUDGET gate-input operations allow, at least
-        64 (the generic kernel costs ~1 ns per gate input, the neuron-wise one far less).
+        Support points re-evaluated gate by gate (exact numpy, independent of the neuron-wise
+        kernels; all of them if 4^n is smaller); default: as many as CHECK_BUDGET gate-input
+        operations allow, at least 64.
     progress : bool
         Unused (the neuron-wise evaluation takes well under a second at n = 8); kept for
         compatibility.
@@ -462,8 +458,8 @@ def _circuit_report(qn, circuit, gates, table, bits, *, eps, n_chains, margin, t
         f"(measured {max_total:.4g})",
         f"  integer top layer: cumulative rounding, ε = {eps:.3g}, {n_chains} chains -> agrees "
         f"with [N_C >= 1/2] wherever |N_C - 1/2| > {top_error:.3g}",
-        f"  exhaustive neuron-wise check on all {size} support points ({seconds:.3f} s; generic "
-        f"kernel agrees on {n_checked} of them): {n_disagree_real} disagreements with "
+        f"  exhaustive neuron-wise check on all {size} support points ({seconds:.3f} s; a "
+        f"gate-by-gate evaluation agrees on {n_checked} of them): {n_disagree_real} disagreements with "
         f"[N_C >= 1/2] off the {n_undecided}-point band; {n_net} with the network's own "
         f"[N >= 1/2] ({n_net_out} of them outside the proven band |N - 1/2| <= {band:.3g}); "
         f"{n_err} errors vs IP (accuracy {1 - n_err / size:.4f}); ρ_C = {rho_c:.4g}, Boolean "

@@ -17,8 +17,10 @@ the memorisation curve they supersede (E20).
   TV_σ; exact ρ from the product-form value table against the IP labels and a random permutation
   of them; held-out error on μ_τ; the exact depth-3 construction.
   Training is product-form Adam on all 4^n support points (:mod:`networks.train_product`).
-* :mod:`networks.separation.radial` — radial targets on B_d: depth-2 ridge constructions with
-  measured sup error (dense + adversarial), the depth-3 composition, trained widths, SES T4.
+* :mod:`networks.separation.radial` — radial targets on B_d: the targets, the ridge kernel and
+  profile fit, ridge networks with measured sup error (dense + adversarial) and certificates;
+  :mod:`networks.separation.radial_widths` — the widths at which the depth-2 ridge
+  constructions, the depth-3 composition and trained nets reach an accuracy, SES T4.
 * :mod:`networks.separation.reduction_run` — one whole run of the main job: train a depth-2
   network (:mod:`networks.train_product`), then reduce it (:mod:`networks.reduction`, which only
   reduces and never trains).

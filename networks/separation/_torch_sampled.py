@@ -1,4 +1,4 @@
-"""Optional PyTorch backend of the sampled mode (issue 22): the grid step and the estimator's
+"""Optional PyTorch backend of the sampled mode: the grid step and the estimator's
 forward pass on any torch device (a GPU where one is present), float64 throughout.
 
 Only the arithmetic moves: the pairs (numpy generators seeded per step / per chunk), the labels
@@ -31,9 +31,9 @@ def resolve_device(device):
     try:
         import torch
     except ImportError:
-        raise InvalidArgumentError(f"device={device!r} needs PyTorch: pip install "
-                                   f"'depthsep[torch]', or leave device unset for the CPU "
-                                   f"kernels") from None
+        raise InvalidArgumentError(f"device={device!r} needs PyTorch: pip install -e "
+                                   f"'.[torch]' in the checkout, or leave device unset for "
+                                   f"the CPU kernels") from None
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError):

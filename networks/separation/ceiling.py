@@ -287,7 +287,7 @@ CUBIC_MAX_N = 8
 
 def default_widths(n: int) -> list:
     """The polynomial width rules n, n², n³ (n³ only for n <= CUBIC_MAX_N), as E23 uses: widths
-    that grow like n·4^k reach 64n and memorise the 4^n support points at n <= 5 (issue 20).
+    that grow like n·4^k reach 64n and memorise the 4^n support points at n <= 5.
 
     >>> default_widths(4), default_widths(10)
     ([4, 16, 64], [10, 100])

@@ -1,4 +1,4 @@
-"""Sampled mode past the exhaustive sizes (issue 22, THEORY §4.7, §4.8, row E24).
+"""Sampled mode past the exhaustive sizes (THEORY §4.7, §4.8, row E24).
 
 Nothing of size 2^n or 4^n is built: pairs (a, b) are drawn uniformly (μ₀ in product form), the
 code rows Φ(a) = (2C(a) − 1)/√(2m) come from C(a) = aG mod 2 (a float64 product of the n message

@@ -44,8 +44,8 @@ def _pysat():
         from pysat.solvers import Solver
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingDependencyError(
-            "the second solver needs python-sat; install it with pip install 'depthsep[exact]' "
-            "or pip install python-sat") from exc
+            "the second solver needs python-sat, a dependency of depthsep: reinstall "
+            "depthsep (pip install -e . in the checkout) or pip install python-sat") from exc
     return Solver, pysat.__version__
 
 

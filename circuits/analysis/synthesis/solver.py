@@ -20,8 +20,8 @@ def _cp_model():
         import ortools
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingDependencyError(
-            "least_depth2 needs OR-Tools (CP-SAT); install it with pip install 'depthsep[exact]' "
-            "or pip install ortools") from exc
+            "least_depth2 needs OR-Tools (CP-SAT), a dependency of depthsep: reinstall "
+            "depthsep (pip install -e . in the checkout) or pip install ortools") from exc
     return cp_model, ortools.__version__
 
 
