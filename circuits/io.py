@@ -274,24 +274,6 @@ def _layered_from_doc(d: _Doc, doc, max_inputs, max_gates, max_weights):
                 rows, thr = fast[0], fast[1][0]
         elif len(thr) != len(rows):
             d.fail(f"{loc}.thresholds must have exactly {len(rows)} entries, got {len(thr)}")
-            for j, row in enumerate(rows):
-                d.listof(row, f"{loc}.weights[{j}]", max_len=n_in, min_len=n_in)
-                for i, v in enumerate(row):
-                    d.integer(v, f"{loc}.weights[{j}][{i}]")
-<<<<<<< HEAD
-            thr = d.listof(layer["thresholds"], f"{loc}.thresholds", max_len=len(rows),
-                           min_len=len(rows))
-            for j, v in enumerate(thr):
-                d.integer(v, f"{loc}.thresholds[{j}]")
-        elif len(thr) != len(rows):
-            d.fail(f"{loc}.thresholds must have exactly {len(rows)} entries, got {len(thr)}")
-=======
-            d.listof(thr, f"{loc}.thresholds", max_len=len(rows), min_len=len(rows))
-            for j, v in enumerate(thr):
-                d.integer(v, f"{loc}.thresholds[{j}]")
-        else:
-            rows, thr = fast[0], fast[1][0]
->>>>>>> i32
         if li == len(layers) - 1 and len(rows) != 1:
             d.fail(f"{loc}: the output layer must have exactly one gate, got {len(rows)}")
         try:
