@@ -34,10 +34,17 @@ def test_negative_control_an_upward_import_is_seen(tmp_path):
     assert not any(_reaches_reduction(m) for m in full_imports(fake, "networks.product"))
 
 
-def test_old_import_paths_are_the_same_objects():
+def test_old_import_paths_are_the_same_objects(monkeypatch):
     tp = importlib.import_module("networks.train_product")
     train = importlib.import_module("networks.product.train")
-    assert tp is train                                   # patches on either name reach the trainer
+    assert tp.train_product is train.train_product and tp.SLICE_TERMS == train.SLICE_TERMS
+    # a patch through the old path reaches the trainer (tests and users patch it there) and is undone
+    before = train.SLICE_TERMS
+    monkeypatch.setattr(tp, "SLICE_TERMS", 12345)
+    assert train.SLICE_TERMS == 12345 and tp.SLICE_TERMS == 12345
+    monkeypatch.undo()
+    assert train.SLICE_TERMS == before
+    assert "train_product" not in vars(tp)               # forwarded, not copied
     for name in ("train_product", "product_loss_and_gradient", "refit_output_layer",
                  "training_memory_bytes", "check_training_memory", "PRECISIONS",
                  "DIVERGED_FACTOR", "_gradient", "_gradient3", "_full_pass", "_targets",
