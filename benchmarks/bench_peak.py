@@ -121,7 +121,7 @@ CASES = {"T1 (12, 144)": (12, 144), "T1 (10, 100)": (10, 100),
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--root", type=Path, default=ROOT, help="source tree to measure")

@@ -47,7 +47,7 @@ def _case(n, widths, pinned, epochs):
 def main(argv=None) -> int:
     import numba
 
-    p = argparse.ArgumentParser(description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", default="8,10")
     p.add_argument("--epochs", type=int, default=5)

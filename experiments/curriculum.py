@@ -29,7 +29,8 @@ MAX_N = 12
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="depthsep separate --curriculum", description=__doc__,
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separate --curriculum",
+                                description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default="4..7",
                    help=f"n (bits per party): a list 4,6 or a range 4..7, 2..{MAX_N}; default 4..7")

@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
     if args.catalogue is not None:
-        from experiments.least_catalogue import run_catalogue
+        from experiments._least_catalogue import run_catalogue
 
         return run_catalogue(args.catalogue, out, time_limit=args.time_limit,
                              workers=args.workers, progress=not args.no_progress)

@@ -127,7 +127,7 @@ def test_first_epoch_on_the_progress_bar_excludes_compilation(tmp_path):
         from embeddings import HardInstance
         from networks import SigmaNetwork
         ticks, compiled = [], []
-        from networks.reduction import _kernels_train32 as k32
+        from networks.product import _kernels_train32 as k32
         class Bar:
             def __enter__(self):
                 compiled.append(len(k32._train_blocks_relu32.signatures))

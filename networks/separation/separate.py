@@ -336,9 +336,28 @@ def _check_row(key: str, row: dict) -> "str | None":
     if not isinstance(widths, list) or not all(type(w) is int for w in widths):
         return "row field 'widths' must be a list of integers"
     for f, v in row.items():
-        if not (v is None or isinstance(v, (bool, int, float, str)) or f == "widths"):
-            return f"row field {f!r} holds a {type(v).__name__}, not a number or text"
+        if not _plain(v):
+            return (f"row field {f!r} holds a {type(v).__name__} that is not plain data (numbers, "
+                    f"text, and lists or objects of them, at most {_PLAIN_DEPTH} deep)")
     return None
+
+
+_PLAIN_DEPTH = 3
+
+
+def _plain(v, depth: int = 0) -> bool:
+    """Whether ``v`` is plain row data: None, a bool, number or text, or (at most
+    :data:`_PLAIN_DEPTH` levels of) lists and text-keyed objects of them -- what a computed row
+    holds (a curriculum row keeps its stages as a list of objects)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    if depth >= _PLAIN_DEPTH:
+        return False
+    if isinstance(v, list):
+        return all(_plain(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, str) and _plain(x, depth + 1) for k, x in v.items())
+    return False
 
 
 def _load_resume(path) -> dict:
