@@ -29,7 +29,7 @@ EXPERIMENTS = {
     "ip-demo": ("experiments.ip_demo", "IP_n circuits (depth 3 and 2) checked on all 4^n inputs"),
     "separate-sampled": (
         "experiments.sampled",
-        "E24: sampled mode, depth-2 rho/P vs the proven IP ceiling to n = 24",
+        "E24: sampled mode to n = 24, depth-2 Cov/P vs the proven centred IP ceiling, and the depth axis",
     ),
     "separate-curriculum": (
         "experiments.curriculum",
