@@ -53,19 +53,21 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
         sizes[key] = sizes.get(key, 0) + 1
     undecided = [r["name"] for r in rows if r["size"] is None]
     disagree = [r["name"] for r in rows if r["disagreements"]]
-    unconfirmed = [r["name"] for r in rows if r["size"] is not None and r["size"] > 1
-                   and not r["refutations_confirmed"]]
+    unconfirmed = [r["name"] for r in rows if r["lower"] > 1 and not r["refutations_confirmed"]]
     print(f"{name}: {len(rows)} functions in {wall:.1f} s; classes per least hidden size: "
           + ", ".join(f"{k}: {v}" for k, v in sorted(sizes.items())))
-    print(f"  undecided: {len(undecided)}; refutations not confirmed by the second solver: "
-          f"{len(unconfirmed)}; solver disagreements: {len(disagree)}")
+    print(f"  undecided: {len(undecided)}; classes whose lower bound rests on a refutation not "
+          f"confirmed by the second solver in time: {len(unconfirmed)}; solver disagreements: "
+          f"{len(disagree)}")
     if name != "npn4":
         for r in rows:
             d = r["direct"] or {}
             w = (r["weight"] or {}).get("least_weight")
             size = r["size"] if r["size"] is not None else f"{r['lower']}..{_upper(r) or '?'}"
-            print(f"  {r['name']:<16} least size {size!s:>6}   least W {w!s:>4}   "
-                  f"with direct wires {d.get('size')!s:>4}   ({r['seconds']:.1f} s)")
+            dsize = d.get("size") if d.get("size") is not None else \
+                f"{d.get('lower')}..{d.get('upper') or '?'}"
+            print(f"  {r['name']:<16} least size {size!s:>6}   least W {w if w else '-':>4}   "
+                  f"with direct wires {dsize!s:>5}   ({r['seconds']:.1f} s)")
     record = {"format": FORMAT, "version": VERSION, "catalogue": name,
               "time_limit": time_limit, "seconds": round(wall, 2), "size_counts": sizes,
               "undecided": undecided, "disagreements": disagree, "unconfirmed": unconfirmed,
