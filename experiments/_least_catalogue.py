@@ -6,7 +6,7 @@ all inputs).  Each row: the least hidden size (proved, refutations confirmed by 
 solver, or an honest interval), the least weight range ``W`` of a least-size circuit (every
 hidden and top weight within ``[-W, W]``), and the least size with input-to-top wires.  Writes
 ``least_catalogue_NAME.json`` and ``least_catalogue_NAME.png`` (classes per least size; an
-undecided class is drawn as a hatched interval, never as a bar of height 0).
+undecided class is drawn as a hatched box over its proved interval, never as a bar of height 0).
 """
 
 from __future__ import annotations
@@ -46,25 +46,28 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
                      weights=True, progress=progress, on_row=save_partial)
     partial.unlink(missing_ok=True)
     wall = time.perf_counter() - t0
+    _annotate(rows, name)
     sizes: "dict[str, int]" = {}
     for r in rows:
-        key = str(r["size"]) if r["size"] is not None else f"[{r['lower']},{r['upper'] or '?'}]"
+        key = str(r["size"]) if r["size"] is not None else f"[{r['lower']},{_upper(r) or '?'}]"
         sizes[key] = sizes.get(key, 0) + 1
     undecided = [r["name"] for r in rows if r["size"] is None]
     disagree = [r["name"] for r in rows if r["disagreements"]]
-    unconfirmed = [r["name"] for r in rows if r["size"] is not None and r["size"] > 1
-                   and not r["refutations_confirmed"]]
+    unconfirmed = [r["name"] for r in rows if r["lower"] > 1 and not r["refutations_confirmed"]]
     print(f"{name}: {len(rows)} functions in {wall:.1f} s; classes per least hidden size: "
           + ", ".join(f"{k}: {v}" for k, v in sorted(sizes.items())))
-    print(f"  undecided: {len(undecided)}; refutations not confirmed by the second solver: "
-          f"{len(unconfirmed)}; solver disagreements: {len(disagree)}")
+    print(f"  undecided: {len(undecided)}; classes whose lower bound rests on a refutation not "
+          f"confirmed by the second solver in time: {len(unconfirmed)}; solver disagreements: "
+          f"{len(disagree)}")
     if name != "npn4":
         for r in rows:
             d = r["direct"] or {}
             w = (r["weight"] or {}).get("least_weight")
-            size = r["size"] if r["size"] is not None else f"{r['lower']}..{r['upper'] or '?'}"
-            print(f"  {r['name']:<16} least size {size!s:>6}   least W {w!s:>4}   "
-                  f"with direct wires {d.get('size')!s:>4}   ({r['seconds']:.1f} s)")
+            size = r["size"] if r["size"] is not None else f"{r['lower']}..{_upper(r) or '?'}"
+            dsize = d.get("size") if d.get("size") is not None else \
+                f"{d.get('lower')}..{d.get('upper') or '?'}"
+            print(f"  {r['name']:<16} least size {size!s:>6}   least W {w if w else '-':>4}   "
+                  f"with direct wires {dsize!s:>5}   ({r['seconds']:.1f} s)")
     record = {"format": FORMAT, "version": VERSION, "catalogue": name,
               "time_limit": time_limit, "seconds": round(wall, 2), "size_counts": sizes,
               "undecided": undecided, "disagreements": disagree, "unconfirmed": unconfirmed,
@@ -82,11 +85,31 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     return status
 
 
+def _annotate(rows, name: str) -> None:
+    """Symmetric catalogues: the n-gate construction of each row (re-verified) as an upper bound
+    where the search found none (``construction``)."""
+    if name == "npn4":
+        return
+    from circuits.analysis.synthesis.catalogue import symmetric_circuit
+
+    n = int(name[3:])
+    for r in rows:
+        values = [int(r["table"][(1 << k) - 1]) for k in range(n + 1)]
+        symmetric_circuit(values)                # raises unless it computes the table
+        r["construction"] = n
+
+
+def _upper(r) -> "int | None":
+    """The best upper bound of a row: a found circuit or the construction."""
+    ups = [u for u in (r["upper"], r.get("construction")) if u is not None]
+    return min(ups) if ups else None
+
+
 def _figure(rows, name: str, path: Path) -> None:
     from circuits.utils.files import savefig_atomic
     from experiments._style import legend_below, pyplot, target_colour
 
-    top = max([r["upper"] or r["lower"] for r in rows] + [1])
+    top = max([_upper(r) or r["lower"] for r in rows] + [1])
     xs = list(range(1, top + 1))
     plain = [sum(1 for r in rows if r["size"] == s) for s in xs]
     direct = [sum(1 for r in rows if (r["direct"] or {}).get("size") == s) for s in xs]
@@ -96,12 +119,21 @@ def _figure(rows, name: str, path: Path) -> None:
                label="THR∘THR, least hidden size (proved)")
         ax.bar([x + 0.2 for x in xs], direct, 0.4, color=target_colour("maj"),
                label="with input-to-top wires (proved)")
-        open_rows = [r for r in rows if r["size"] is None]
-        for i, r in enumerate(open_rows):       # undecided: the interval, hatched, never a 0 bar
-            hi = r["upper"] or top
-            ax.fill_betweenx([0, 0.8], r["lower"] - 0.4, hi + 0.4, hatch="//", fill=False,
-                             edgecolor=target_colour("random"),
-                             label="undecided (interval lower..upper)" if i == 0 else None)
+        groups: "dict[tuple, int]" = {}
+        for r in rows:
+            if r["size"] is None:
+                key = (r["lower"], _upper(r) or top)
+                groups[key] = groups.get(key, 0) + 1
+        base = 0.0
+        for i, ((lo, hi), count) in enumerate(sorted(groups.items())):
+            # undecided: a hatched box over the proved interval lo..hi, its height the number of
+            # such classes (stacked), never a bar of height 0
+            ax.bar((lo + hi) / 2, count, hi - lo + 0.8, bottom=base, hatch="//", fill=False,
+                   edgecolor=target_colour("random"),
+                   label="undecided: proved interval (height = classes)" if i == 0 else None)
+            ax.text(hi + 0.45, base + count / 2, f"{count} in {lo}..{hi}", va="center",
+                    fontsize=7)
+            base += count
         ax.set_xticks(xs)
         ax.set_xlabel("hidden gates")
         ax.set_ylabel("functions (classes)")

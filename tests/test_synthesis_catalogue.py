@@ -57,3 +57,16 @@ def test_cli_catalogue(tmp_path, monkeypatch, capsys):
     assert sum(rec["size_counts"].values()) == 14 and rec["size_counts"]["3"] == 1
     assert (tmp_path / "least_catalogue_npn4.png").stat().st_size > 0
     assert not (tmp_path / "least_catalogue_npn4.partial.json").exists()
+
+
+def test_symmetric_construction_for_every_symmetric_function():
+    from circuits.analysis.synthesis.catalogue import symmetric_circuit
+    from circuits.simulate import truth_table
+
+    from circuits.hypercube import points
+    for n in (1, 3, 5):
+        for code in range(1 << (n + 1)):
+            v = [(code >> k) & 1 for k in range(n + 1)]
+            c = symmetric_circuit(v)
+            assert c.layers[0].n_gates == n and c.max_abs_weight <= 1
+            assert np.array_equal(truth_table(c), np.array(v, dtype=np.uint8)[points(n).sum(1)])

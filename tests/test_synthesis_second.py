@@ -105,3 +105,18 @@ def test_timeout_is_unknown_and_unconfirmed():
     res = least_depth2(parity(3), time_limit=20, num_workers=1, confirm=1e-4)
     assert res.size == 3 and not res.refutations_confirmed
     assert "by CP-SAT alone" in res.summary()
+
+
+def test_no_child_process_falls_back_to_an_interruptible_solver(monkeypatch):
+    """Inside a daemonic worker no child process can start: the in-process solver answers."""
+    import multiprocessing.process as mpp
+
+    from circuits.analysis.synthesis import second
+
+    def refuse(self):
+        raise AssertionError("daemonic processes are not allowed to have children")
+    monkeypatch.setattr(mpp.BaseProcess, "start", refuse)
+    r = second.decide_depth2_sat(parity(3), 2, time_limit=20)
+    assert r["status"] == "infeasible" and r["solver"] == "python-sat glucose4"
+    assert second.decide_depth2_sat(parity(3), 3, time_limit=20)["status"] == "feasible"
+    assert second.decide_depth2_sat(parity(5), 4, time_limit=0.5)["status"] == "unknown"

@@ -23,9 +23,10 @@ import time
 import numpy as np
 
 from circuits.hypercube import check_n_bits, points
+from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.utils.errors import DepthsepError
 
-__all__ = ["npn_classes", "symmetric_classes", "catalogue"]
+__all__ = ["npn_classes", "symmetric_classes", "symmetric_circuit", "catalogue"]
 
 #: The classical counts of NPN classes of Boolean functions of n = 0..5 inputs.
 NPN_COUNTS = (1, 2, 4, 14, 222, 616126)
@@ -100,6 +101,38 @@ def symmetric_classes(n: int) -> "list[tuple[str, np.ndarray]]":
         seen.add(key)
         out.append(("".join(map(str, key)), np.array(key, dtype=np.uint8)[hw]))
     return out
+
+
+def symmetric_circuit(values) -> "ThresholdCircuit":
+    """The n-gate THR o THR circuit of a symmetric function (an upper bound on its least size).
+
+    Hidden gates ``[sum z >= k]`` for k = 1..n; the top gate reads their prefix sums
+    ``P(w) = sum_{k <= w} v_k``, chosen as f's value on Hamming weight w (or 1 - f's when f is 1
+    on weight 0, with the top gate negated), so every weight is in {-1, 0, 1}.
+
+    Parameters
+    ----------
+    values : sequence of 0/1, length n + 1
+        f's value on Hamming weight 0..n.
+
+    Returns
+    -------
+    ThresholdCircuit
+        Re-verified on the whole cube.
+    """
+    from circuits.analysis.synthesis.solver import verify_witness
+
+    vals = [int(x) for x in values]
+    n = len(vals) - 1
+    flip = vals[0] == 1
+    p = [1 - x if flip else x for x in vals]
+    v = np.array([[p[k] - p[k - 1] for k in range(1, n + 1)]], dtype=np.int64)
+    hidden = ThresholdLayer(np.ones((n, n), dtype=np.int64), np.arange(1, n + 1, dtype=np.int64))
+    top = ThresholdLayer(-v, np.array([0], dtype=np.int64)) if flip else \
+        ThresholdLayer(v, np.array([1], dtype=np.int64))
+    circ = ThresholdCircuit((hidden, top))
+    verify_witness(circ, np.array(vals, dtype=np.uint8)[points(n).sum(axis=1)])
+    return circ
 
 
 def _least_weight(t, size: int, time_limit: float, num_workers: int, cap: int) -> dict:

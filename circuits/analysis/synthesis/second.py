@@ -34,8 +34,10 @@ from circuits.utils.errors import InvalidArgumentError, MissingDependencyError
 
 __all__ = ["SECOND_SOLVER", "decide_depth2_sat", "second_opinion"]
 
-#: The CDCL solver of python-sat used by default.
+#: The CDCL solver of python-sat used by default (in a child process, ended at the time limit).
 SECOND_SOLVER = "cadical195"
+#: Used in-process (interruptible) where no child process can be started.
+FALLBACK_SOLVER = "glucose4"
 
 
 def _pysat():
@@ -58,26 +60,47 @@ def _child(conn, clauses, name: str) -> None:  # pragma: no cover - runs in the 
 
 
 def _solve_in_child(clauses, name: str, time_limit: float):
-    """(True / False / None, set of true literals): one solve in a forked process, ended after
-    ``time_limit`` seconds (CaDiCaL cannot be interrupted in-process).  The clauses reach the
-    child through the fork, only the answer comes back through a pipe."""
+    """(True / False / None, set of true literals, solver used): one solve in a forked process,
+    ended after ``time_limit`` seconds (CaDiCaL cannot be interrupted in-process).  The clauses
+    reach the child through the fork, only the answer comes back through a pipe; where no child
+    can be started (a daemonic worker), Glucose 4 in-process, interrupted by a timer."""
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, clauses, name), daemon=True)
-    proc.start()
+    try:
+        proc.start()
+    except (AssertionError, OSError):     # e.g. inside a daemonic worker: no children allowed
+        recv.close()
+        send.close()
+        return (*_solve_interruptible(clauses, time_limit), FALLBACK_SOLVER)
     send.close()
     try:
         if recv.poll(time_limit):
             ans, model = recv.recv()
-            return ans, set(model or [])
-        return None, set()
+            return ans, set(model or []), name
+        return None, set(), name
     except EOFError:                      # the child died without answering
-        return None, set()
+        return None, set(), name
     finally:
         if proc.is_alive():
             proc.terminate()
         proc.join()
         recv.close()
+
+
+def _solve_interruptible(clauses, time_limit: float):
+    """The in-process fallback: Glucose 4, interrupted by a timer thread at the time limit."""
+    import threading
+
+    Solver, _ = _pysat()
+    with Solver(name=FALLBACK_SOLVER, bootstrap_with=clauses) as sat:
+        timer = threading.Timer(time_limit, sat.interrupt)
+        timer.start()
+        try:
+            ans = sat.solve_limited(expect_interrupt=True)
+        finally:
+            timer.cancel()
+        return ans, set(sat.get_model() or []) if ans else set()
 
 
 def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
@@ -173,7 +196,7 @@ def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None
         finally:
             sat.delete()
     else:
-        ans, model = _solve_in_child(cnf.clauses, solver, float(time_limit))
+        ans, model, solver = _solve_in_child(cnf.clauses, solver, float(time_limit))
     wall = time.perf_counter() - t0
     status = {True: "feasible", False: "infeasible"}.get(ans, "unknown")
     circ = None
