@@ -44,7 +44,7 @@ def test_catalogue_matches_the_enumerator_on_every_npn_class_of_three_inputs():
 
 
 def test_cli_catalogue(tmp_path, monkeypatch, capsys):
-    from experiments import least_catalogue
+    from experiments import _least_catalogue as least_catalogue
     from experiments.least_circuit import main
 
     monkeypatch.setattr(least_catalogue, "_functions",
