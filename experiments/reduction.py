@@ -396,50 +396,50 @@ def run_sweep(args, out: Path, progress: bool) -> int:
 
 def plot_sweep(rows: list, path: Path) -> None:
     """Least working k against n (integer ticks, lines: n is ordered) and against ρ (a scatter:
-    one point per run, no line through unrelated runs), with the margin > 0 predictions."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    one point per run, no line through unrelated runs), with the margin > 0 predictions, in the
+    house style (:mod:`experiments._style`: the measurement in the target's colour, the two
+    concentration bounds dash-dotted and dotted in the bound colours)."""
     from circuits.utils.files import savefig_atomic
+    from experiments._style import (REFERENCE_COLOURS, SOURCE_MARKERS, depth_linestyle,
+                                    legend_below, pyplot, target_colour)
 
     ok = [r for r in rows if r.get("least_k")]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    series = (("least_k", "o", "-", "C0", "least working k (measured, exact margins)"),
-              ("bernstein_k_positive", "s", "--", "C1", "Bernstein k for margin > 0"),
-              ("hoeffding_k_positive", "^", ":", "C2", "Hoeffding k for margin > 0"))
+    series = (("least_k", SOURCE_MARKERS["exact"], "-", target_colour("ip"),
+               "least working k (measured, exact margins)"),
+              ("bernstein_k_positive", SOURCE_MARKERS["search"], depth_linestyle("bound"),
+               REFERENCE_COLOURS["bound"], "Bernstein k for margin > 0 (bound)"),
+              ("hoeffding_k_positive", "v", depth_linestyle("construction"),
+               REFERENCE_COLOURS["floor"], "Hoeffding k for margin > 0 (bound)"))
     order = sorted(ok, key=lambda r: r["n"])
-    for key, mk, ls, col, lab in series:
-        axes[0].plot([r["n"] for r in order], [r[key] for r in order], marker=mk, ls=ls,
-                     color=col, label=lab)
-        axes[1].scatter([r["rho"] for r in ok], [r[key] for r in ok], marker=mk, color=col,
-                        label=lab)
-    ns = sorted({r["n"] for r in rows})
-    axes[0].plot(ns, [2.0 ** (n / 2) for n in ns], color="0.4", lw=1,
-                 label="2^(n/2) (Forster; the chain bounds width only when k(1 + K) < it)")
-    axes[0].set_xticks(ns)
-    axes[0].set_xlabel("n (bits per party)")
-    axes[1].set_xlabel("ρ = E[H·Ñ_q] of the quantised network")
-    axes[1].set_xscale("log")
-    for ax in axes:
-        ax.set_yscale("log")
-        ax.set_ylabel("copies k")
-        ax.grid(alpha=0.3)
-    axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
-    axes[1].set_title("the same against the network's correlation ρ (one point per run)")
-    missing = [r for r in rows if not r.get("least_k")]
-    if missing:
-        fig.text(0.5, 0.005, "not shown: " + "; ".join(
-            f"n = {r['n']} (ρ = {r['rho']:.2g}, " + (r["error"][:40] if r.get("error") else
-                                                    f"no working k <= {r['k']}") + ")"
-            for r in missing), ha="center", fontsize=7)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0.03))
-    fig.tight_layout(rect=(0, 0.13, 1, 1))
-    savefig_atomic(fig, path, dpi=110)
-    plt.close(fig)
+    with pyplot() as plt:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+        for key, mk, ls, col, lab in series:
+            axes[0].plot([r["n"] for r in order], [r[key] for r in order], marker=mk, ls=ls,
+                         color=col, label=lab)
+            axes[1].scatter([r["rho"] for r in ok], [r[key] for r in ok], marker=mk, color=col,
+                            label=lab)
+        ns = sorted({r["n"] for r in rows})
+        axes[0].plot(ns, [2.0 ** (n / 2) for n in ns], color=REFERENCE_COLOURS["exact"], lw=1,
+                     label="2^(n/2) (Forster; the chain bounds width only when k(1 + K) < it)")
+        axes[0].set_xticks(ns)
+        axes[0].set_xlabel("n (bits per party)")
+        axes[1].set_xlabel("ρ = E[H·Ñ_q] of the quantised network")
+        axes[1].set_xscale("log")
+        for ax in axes:
+            ax.set_yscale("log")
+            ax.set_ylabel("copies k")
+        axes[0].set_title("copies needed for sign(M_k) = IP on all 4^n pairs")
+        axes[1].set_title("the same against the network's correlation ρ (one point per run)")
+        missing = [r for r in rows if not r.get("least_k")]
+        if missing:
+            fig.text(0.5, 0.005, "not shown: " + "; ".join(
+                f"n = {r['n']} (ρ = {r['rho']:.2g}, " + (r["error"][:40] if r.get("error") else
+                                                        f"no working k <= {r['k']}") + ")"
+                for r in missing), ha="center", fontsize=7)
+        nrows = legend_below(fig, axes[:1], ncol=2, bottom=0.03)
+        fig.tight_layout(rect=(0, 0.06 * nrows + 0.05, 1, 1))
+        savefig_atomic(fig, path, dpi=110)
+        plt.close(fig)
 
 
 def main(argv=None) -> int:
