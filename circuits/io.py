@@ -13,6 +13,7 @@ import numpy as np
 from circuits._table_io import (MAX_FILE_BYTES, MAX_GENERIC_TABLE_BYTES,  # noqa: F401
                                 MAX_GENERIC_TABLE_VALUES, json_table_shape, load_truth_table,
                                 read_npy_bytes)
+from circuits.utils.documents import _short
 from circuits.utils.files import write_json_atomic
 
 
@@ -162,11 +163,6 @@ def _int64_rows(rows, width: int):
     if arr.size and int(arr.min()) < -_INT64_MAX:  # -2^63 fits int64 but not the format
         return None
     return arr
-
-
-def _short(v) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def circuit_from_dict(doc, *, where: str = "circuit document: ", max_inputs: int = MAX_CIRCUIT_INPUTS,
