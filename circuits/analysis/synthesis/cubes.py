@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from circuits.analysis.synthesis.model import _PAIR_LIMIT
+from circuits.analysis.synthesis.model import _PAIR_LIMIT, _hidden_gates
 from circuits.analysis.synthesis.solver import _cp_model, _run, verify_witness
 from circuits.analysis.synthesis.symmetry import _lex_geq
 from circuits.analysis.synthesis.weights import (NP_CLASSES, threshold_class_representatives,
@@ -88,15 +88,7 @@ def build_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
     m = cp_model.CpModel()
     Z = points(n).astype(bool)
     K = Z.shape[0]
-    W = [[m.NewIntVar(-w_h, w_h, f"w{j}_{i}") for i in range(n)] for j in range(s)]
-    tb = n * w_h + 1
-    T = [m.NewIntVar(-tb, tb, f"t{j}") for j in range(s)]
-    H = [[m.NewBoolVar(f"h{j}_{k}") for k in range(K)] for j in range(s)]
-    for j in range(s):
-        for k in range(K):
-            expr = sum(W[j][i] for i in range(n) if Z[k, i])
-            m.Add(expr >= T[j]).OnlyEnforceIf(H[j][k])
-            m.Add(expr <= T[j] - 1).OnlyEnforceIf(H[j][k].Not())
+    W, T, H = _hidden_gates(m, Z, s, w_h)
     max_false, min_true = _extreme_points(g, s)
     for k in range(K):
         if t[k]:

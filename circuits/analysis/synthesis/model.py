@@ -78,12 +78,11 @@ __all__ = ["decide_depth2"]
 _PAIR_LIMIT = 4096
 
 
-def _build(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, direct: bool, sym: tuple,
-           strict: bool = True):
-    cp_model, _ = _cp_model()
-    m = cp_model.CpModel()
-    Z = points(n).astype(bool)
-    K = Z.shape[0]
+def _hidden_gates(m, Z, s: int, w_h: int):
+    """s hidden threshold gates on the points ``Z`` (K x n booleans) in the CP-SAT model ``m``:
+    integer weights in [-w_h, w_h], thresholds within the reachable range, and one Boolean per
+    (gate, point) reified as ``h_j(z) <=> w_j . z >= t_j``.  Returns (W, T, H)."""
+    K, n = Z.shape
     W = [[m.NewIntVar(-w_h, w_h, f"w{j}_{i}") for i in range(n)] for j in range(s)]
     tb = n * w_h + 1
     T = [m.NewIntVar(-tb, tb, f"t{j}") for j in range(s)]
@@ -93,6 +92,16 @@ def _build(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, direct: bool, sym:
             expr = sum(W[j][i] for i in range(n) if Z[k, i])
             m.Add(expr >= T[j]).OnlyEnforceIf(H[j][k])
             m.Add(expr <= T[j] - 1).OnlyEnforceIf(H[j][k].Not())
+    return W, T, H
+
+
+def _build(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, direct: bool, sym: tuple,
+           strict: bool = True):
+    cp_model, _ = _cp_model()
+    m = cp_model.CpModel()
+    Z = points(n).astype(bool)
+    K = Z.shape[0]
+    W, T, H = _hidden_gates(m, Z, s, w_h)
     vlo = 0 if "complement" in sym else -w_t
     V = [m.NewIntVar(vlo, w_t, f"v{j}") for j in range(s)]
     U = [m.NewIntVar(-w_t, w_t, f"u{i}") for i in range(n)] if direct else []
