@@ -11,6 +11,8 @@ builder                                    what it builds                       
 =========================================  ================================================  =====
 :func:`ip_depth3_relu`                     exact depth-3 net for f_d on supp mu_tau          §3.2
 :func:`ip_depth3_relu_rcube`               the same on the R-cube support (v1 setting)       §3.2
+:func:`ip_depth3_balanced`                 exact depth-3 IP net of smaller path norm         §3.2
+:func:`ip_depth3_fourier`                  exact depth-3 IP net, width 2^n, least norm       §3.2
 :func:`lipschitz_relu_sum`                 univariate Lipschitz lemma (m <= 2RL/eps units)   §3.3
 :func:`inner_product_depth3`               Daniely's depth-3 net for g(<x, x'>) on spheres   §3.4
 :func:`squared_norm_depth2`                SES ||x||^2, width dK, error <= d/K^2             §3.6
@@ -45,6 +47,7 @@ from networks.constructions._common import (Construction, RidgeProfile, interpol
 from networks.constructions.daniely import inner_product_depth3
 from networks.constructions.ip import (ip_depth3_relu, ip_depth3_relu_rcube, ip_of_decoded,
                                        ip_of_rounded)
+from networks.constructions.ip_norm import (depth3_norm, ip_depth3_balanced, ip_depth3_fourier)
 from networks.constructions.ses import (fibonacci_sphere, lipschitz_relu_sum, norm_power_depth2,
                                         radial_ridge_depth2, ses_theorem4_depth3,
                                         ses_theorem4_gradient, ses_theorem4_lipschitz,
@@ -53,6 +56,7 @@ from networks.constructions.ses import (fibonacci_sphere, lipschitz_relu_sum, no
 __all__ = [
     "Construction", "RidgeProfile",
     "ip_depth3_relu", "ip_depth3_relu_rcube", "ip_of_decoded", "ip_of_rounded",
+    "ip_depth3_balanced", "ip_depth3_fourier", "depth3_norm",
     "lipschitz_relu_sum", "lipschitz_profile", "interpolation_profile",
     "inner_product_depth3", "squared_norm_depth2", "norm_power_depth2", "radial_ridge_depth2",
     "ses_theorem4_target", "ses_theorem4_gradient", "ses_theorem4_lipschitz", "ses_theorem4_depth3",
