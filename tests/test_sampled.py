@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from embeddings import CodeEmbedding, HardInstance
-from networks.constructions import ip_depth3_relu
+from networks.constructions import ip_depth3_balanced, ip_depth3_relu
 from networks.separation import sampled as S
 from networks.separation.ceiling import correlation_ceiling, exact_correlation
+from networks.separation.gate_lemma import gate_constant
 from networks.separation.targets import target_table
 
 
@@ -42,10 +43,12 @@ def test_path_norm_and_ceiling_against_naive():
                 for i in range(w))
     P = S.path_norm(net)
     assert P == pytest.approx(naive, rel=1e-13)
-    assert S.ip_ceiling_per_norm(n) == 2 * (n + 1) / 2 ** (n / 2)
-    c = correlation_ceiling(net.to_network(), n)        # the general §4.7 neuron-wise bound
-    hidden = 2 * (c.neuronwise_corr_bound - abs(net.u0) * 2.0 ** -n)
-    assert S.ip_ceiling_per_norm(n) * P == pytest.approx(hidden, rel=1e-12)
+    assert S.ip_ceiling_per_norm(n, lemma="dyadic") == 2 * (n + 1) / 2 ** (n / 2)
+    assert S.ip_ceiling_per_norm(n) == 2 * gate_constant(n) / 2 ** (n / 2)
+    for lemma, const in (("dyadic", None), ("toeplitz", gate_constant(n))):
+        c = correlation_ceiling(net.to_network(), n, c=const)   # the general §4.7 neuron-wise bound
+        hidden = 2 * (c.neuronwise_corr_bound - abs(net.u0) * 2.0 ** -n)
+        assert S.ip_ceiling_per_norm(n, lemma=lemma) * P == pytest.approx(hidden, rel=1e-12)
     assert S.ip_rho_bound(n, P, net.u0) <= c.neuronwise_rho_bound + 1e-12
 
 
@@ -146,12 +149,19 @@ def test_depth3_net_norm_exact_on_samples_and_crossing():
     e = CodeEmbedding(n, seed=0, tries=2)
     c = ip_depth3_relu(n, e.m)
     assert S.depth3_path_norm(c.network) == pytest.approx(S.depth3_norm_formula(n, e.m), rel=1e-12)
+    b = ip_depth3_balanced(n, e.m)
+    assert S.depth3_path_norm(b.network) == pytest.approx(
+        S.depth3_norm_formula(n, e.m, net="balanced"), rel=1e-12)
     net = _net(n, e.m, 3, 0)
     est = S.estimate(net, "ip", n=n, generator=e.generator, pairs=20_000, depth3=c.network)
     assert est["depth3"]["max_abs_error"] < 1e-9 and est["depth3"]["rho"] == pytest.approx(1.0)
-    k = S.depth3_crossing()
-    assert S.depth2_norm_lower_bound(k) > S.depth3_norm_formula(k)
-    assert S.depth2_norm_lower_bound(k - 1) <= S.depth3_norm_formula(k - 1)
+    for lemma, net in (("toeplitz", "balanced"), ("dyadic", "tri"), ("toeplitz", "fourier")):
+        k = S.depth3_crossing(lemma=lemma, net=net)
+        assert S.depth2_norm_lower_bound(k, lemma=lemma) > S.depth3_norm_formula(k, net=net)
+        assert S.depth2_norm_lower_bound(k - 1, lemma=lemma) <= S.depth3_norm_formula(k - 1, net=net)
+    cr = S.crossings()
+    assert (cr["before"], cr["after"], cr["after_width_2n"]) == (45, 39, 33)
+    assert cr["after_width_2n"] < cr["after"] <= cr["lemma_only"] < cr["before"]
 
 
 def _est(sh, s=0.0, h=0.0, P=2.0, count=10 ** 7):
@@ -161,9 +171,11 @@ def _est(sh, s=0.0, h=0.0, P=2.0, count=10 ** 7):
 
 
 def test_verdict_reads_the_numbers():
-    assert S.verdict(20, _est(0.2))["certified"]             # 0.1 > 0.041
-    assert not S.verdict(12, _est(0.2))["certified"]         # 0.1 < 0.406
-    assert not S.verdict(20, _est(0.07))["certified"]
+    assert S.verdict(20, _est(0.2))["certified"]             # 0.1 > 0.0104
+    assert not S.verdict(12, _est(0.2))["certified"]         # 0.1 < 0.1115
+    assert not S.verdict(20, _est(0.015))["certified"]       # 0.0075 < 0.0104
+    assert S.verdict(20, _est(0.07))["certified"]            # 0.035: only the dyadic lemma's
+    assert 0.035 < S.centred_ceiling_per_norm(20, lemma="dyadic")   # 0.041 said "not yet"
     # centred: the same E[S·h] explained by E[S]·E[h] is no gap
     v = S.verdict(20, _est(0.2, s=-0.2, h=-1.0))
     assert not v["certified"] and v["cov_per_norm"] == pytest.approx(0.0, abs=1e-12)

@@ -40,11 +40,12 @@ torch is never required.
 
 The proven per-norm ceiling on IP (:func:`ip_ceiling_per_norm`).  On [−R_i, R_i],
 ReLU(z) = ∫_0^{R_i} [z ≥ θ] dθ, so a neuron u_i·ReLU(⟨w_i, x⟩ + b_i) is a mixture of total mass
-|u_i|·R_i of threshold gates [α(a) + β(b) ≥ θ − b_i].  The gate lemma (THEORY §1.2, any real α, β)
-gives |E_μ₀[H·gate]| ≤ (n + 1)·2^{−n/2}, hence |E[H·u_i ReLU(z_i)]| ≤ |u_i|(|b_i| + ‖w_i‖)(n + 1)2^{−n/2}
+|u_i|·R_i of threshold gates [α(a) + β(b) ≥ θ − b_i].  The gate lemma (any real α, β;
+:mod:`networks.separation.gate_lemma`) gives |E_μ₀[H·gate]| ≤ Γ_n·2^{−n/2} (Γ_n ≈ 0.22n + 1.2; the
+dyadic argument of THEORY §1.2 gives n + 1), hence |E[H·u_i ReLU(z_i)]| ≤ |u_i|(|b_i| + ‖w_i‖)Γ_n2^{−n/2}
 and, summing, for EVERY depth-2 ReLU net with H = (−1)^IP:
 
-    |ρ_h| = |2 Σ_i u_i E[H·ReLU(z_i)]| ≤ K_n·P,      K_n = 2(n + 1)·2^{−n/2},
+    |ρ_h| = |2 Σ_i u_i E[H·ReLU(z_i)]| ≤ K_n·P,      K_n = 2Γ_n·2^{−n/2},
     |ρ|  ≤ 2^{−n}·|1 − 2u₀| + K_n·P                   (E[H] = 2^{−n}).
 
 This is the neuron-wise §4.7 bound of :func:`networks.separation.ceiling.correlation_ceiling`
@@ -52,9 +53,11 @@ specialised to ReLU (σ(−R) = 0, TV_R = R).  The verdict (:mod:`networks.separ
 re-exported here) is **centred**: it compares Cov(S, h)/P − CI (h = −2(N − u₀), the estimator also
 keeps the moments of S and h) with K_n + 2^{1−n}, so that a constant hidden unit, which passes the
 uncentred ρ_h/P on an unbalanced target, is never certified; "certified" is a per-norm gap between
-IP and the target at depth 2.  Depth 3: :func:`depth3_path_norm` of the exact net of THEORY §3.2,
-P₃ = n√m(2n + 1) + n(n + 1), against the depth-2 lower bound (1 − 2^{−n})/K_n for ρ = 1; they
-cross at n* = :func:`depth3_crossing` (= 45).
+IP and the target at depth 2.  Depth 3: :func:`depth3_path_norm` of an exact depth-3 IP net
+(THEORY §3.2: P₃ = n√m(2n + 1) + n(n + 1); the balanced net of
+:mod:`networks.constructions.ip_norm`: 2(n − 1)n√m + O(n²)) against the depth-2 lower bound
+(1 − 2^{−n})/K_n for ρ = 1; they cross at n* = :func:`depth3_crossing` (= 39; 45 before, with
+the dyadic lemma and §3.2's net; :func:`crossings`).
 """
 
 from __future__ import annotations
@@ -71,7 +74,8 @@ from circuits.utils.validation import check_int, check_real
 __all__ = ["SampledNet", "code_bits", "code_rows", "path_norm", "train_sampled", "estimate",
            "empirical_bernstein", "ip_ceiling_per_norm", "depth3_path_norm", "depth3_crossing",
            "verdict", "grid_loss_and_gradient", "seeds_verdict", "centred_ceiling_per_norm",
-           "centred_interval", "depth2_norm_lower_bound", "depth3_norm_formula", "ip_rho_bound"]
+           "centred_interval", "depth2_norm_lower_bound", "depth3_norm_formula", "ip_rho_bound",
+           "crossings"]
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -404,6 +408,6 @@ def estimate(net: SampledNet, target: str, *, n: int, generator, pairs: int = 10
 
 
 from networks.separation.sampled_verdict import (  # noqa: E402  (the proven side, re-exported)
-    centred_ceiling_per_norm, centred_interval, depth2_norm_lower_bound, depth3_crossing,
-    depth3_norm_formula, depth3_path_norm, empirical_bernstein, ip_ceiling_per_norm,
-    ip_rho_bound, seeds_verdict, verdict)
+    centred_ceiling_per_norm, centred_interval, crossings, depth2_norm_lower_bound,
+    depth3_crossing, depth3_norm_formula, depth3_path_norm, empirical_bernstein,
+    ip_ceiling_per_norm, ip_rho_bound, seeds_verdict, verdict)

@@ -4,7 +4,13 @@ The per-norm ceiling on IP (THEORY §1.2, §4.7): every depth-2 ReLU net N = u�
 with path norm P = Σ_i |u_i|(|b_i| + ‖w_i‖₂) has, with H = (−1)^IP and the hidden part
 h = −2(N − u₀),
 
-    |E[H·h]| ≤ K_n·P,      K_n = 2(n + 1)·2^{−n/2}                   (gate lemma, any real α, β)
+    |E[H·h]| ≤ K_n·P,      K_n = 2·Γ_n·2^{−n/2}                      (gate lemma, any real α, β)
+
+with Γ_n the constant of the Toeplitz-factorisation gate lemma
+(:func:`networks.separation.gate_lemma.gate_constant`, ≈ 0.22n + 1.2; proof in
+docs/theory/sampled.rst).  The dyadic lemma used before (``lemma="dyadic"``) has Γ_n = n + 1,
+K_n = 2(n + 1)·2^{−n/2}; both are proven, the first is 2.8× (n = 4) to 4.4× (n = 40) smaller and
+never below an exact maximum (tests/test_gate_lemma.py).
 
 **Centred.**  E[H·h] alone can be passed by a constant: a net whose only hidden unit is
 ReLU(0·x + 1) has h = −2u₁, so E[S·h]/P = 2|E[S]| for any target S = 1 − 2y, and MAJ∘AND is
@@ -23,14 +29,15 @@ hidden units of this depth-2 net carry more (centred) correlation per unit path 
 target than the hidden units of ANY depth-2 ReLU net can carry with IP.  That is a **per-norm gap
 between IP and the target at depth 2**, not a depth separation.
 
-**The depth axis.**  The exact depth-3 IP net (THEORY §3.2, widths n, n + 1) has the recursive path
-norm P₃(n) = n√m(2n + 1) + n(n + 1) (:func:`depth3_norm_formula`, m = 4n), while a depth-2 net
-with ρ = 1 on IP needs P + |u₀| ≥ (1 − 2^{−n})/K_n (:func:`depth2_norm_lower_bound`).  The proven
-depth-2 bound exceeds the depth-3 net's norm only from n* = :func:`depth3_crossing` (45) on:
-below n*, nothing proven here excludes a depth-2 net of smaller norm than the depth-3 one.
-What would move n*: a tighter gate constant (``gate_factor`` < 1 in :func:`depth3_crossing`; an
-adversarial search finds |E[H·gate]| about 5–10× below (n + 1)2^{−n/2} at n = 4, 6) or a depth-3
-IP net of smaller path norm.
+**The depth axis** (a comparison of two proven numbers, not a measurement).  A depth-2 net with
+ρ = 1 on IP needs P + |u₀| ≥ (1 − 2^{−n})/K_n (:func:`depth2_norm_lower_bound`); an exact
+depth-3 IP net has path norm P₃(n) (:func:`depth3_norm_formula`, m = 4n): §3.2's
+n√m(2n + 1) + n(n + 1) (``net="tri"``), the balanced net's 2(n − 1)n√m + O(n²) (``"balanced"``,
+widths n, n) or the Fourier net's ≈ √(2π)n² (``"fourier"``, width 2^n)
+(:mod:`networks.constructions.ip_norm`).  From the crossing n* (:func:`depth3_crossing`) on, a
+depth-2 net needs more norm than the depth-3 one: n* = 45 with the dyadic lemma and §3.2's net
+(before), 39 with the Toeplitz lemma and the balanced net (after, polynomial width), 33 with the
+Fourier net (width 2^n).  Below n*, nothing proven here excludes a depth-2 net of smaller norm.
 """
 
 from __future__ import annotations
@@ -45,7 +52,10 @@ from circuits.utils.validation import check_int
 __all__ = ["empirical_bernstein", "ip_ceiling_per_norm", "centred_ceiling_per_norm",
            "centred_interval", "ip_rho_bound", "depth3_path_norm", "depth3_norm_formula",
            "depth2_norm_lower_bound", "depth3_crossing", "depth_comparison", "verdict",
-           "seeds_verdict"]
+           "seeds_verdict", "crossings", "LEMMAS"]
+
+#: The two proven gate lemmas: "toeplitz" (Γ_n ≈ 0.22n + 1.2, the default) and "dyadic" (n + 1).
+LEMMAS = ("toeplitz", "dyadic")
 
 
 def empirical_bernstein(mean: float, var: float, count: int, span: float, delta: float) -> float:
@@ -62,14 +72,17 @@ def empirical_bernstein(mean: float, var: float, count: int, span: float, delta:
 
 
 
-def ip_ceiling_per_norm(n: int) -> float:
-    """K_n = 2(n + 1)·2^{−n/2}: |ρ_h| ≤ K_n·P for every depth-2 ReLU net against IP at n bits.
+def ip_ceiling_per_norm(n: int, *, lemma: str = "toeplitz") -> float:
+    """K_n = 2·Γ_n·2^{−n/2}: |ρ_h| ≤ K_n·P for every depth-2 ReLU net against IP at n bits
+    (Γ_n of :func:`networks.separation.gate_lemma.gate_constant`; ``lemma="dyadic"``: n + 1).
 
-    >>> round(ip_ceiling_per_norm(20), 6)
-    0.041016
+    >>> round(ip_ceiling_per_norm(20), 6), round(ip_ceiling_per_norm(20, lemma="dyadic"), 6)
+    (0.010386, 0.041016)
     """
+    from networks.separation.gate_lemma import gate_bound
+
     n = check_int(n, name="n", minimum=1, what="bits per party")
-    return 2.0 * (n + 1) * 2.0 ** (-n / 2.0)
+    return 2.0 * gate_bound(n, lemma=lemma)
 
 
 def ip_rho_bound(n: int, P: float, u0: float) -> float:
@@ -92,49 +105,78 @@ def depth3_path_norm(net) -> float:
     return float(np.abs(L3.weights[0]) @ r2)
 
 
-def depth3_norm_formula(n: int, m: "int | None" = None) -> float:
-    """P₃ = n√m(2n + 1) + n(n + 1) of the exact depth-3 IP net (THEORY §3.2), m = 4n by default."""
-    m = 4 * n if m is None else m
-    return n * math.sqrt(m) * (2 * n + 1) + n * (n + 1)
+def depth3_norm_formula(n: int, m: "int | None" = None, *, net: str = "tri") -> float:
+    """P₃(n) of an exact depth-3 IP net, m = 4n by default: ``"tri"`` (THEORY §3.2,
+    n√m(2n + 1) + n(n + 1)), ``"balanced"`` or ``"fourier"``
+    (:func:`networks.constructions.ip_norm.depth3_norm`)."""
+    from networks.constructions.ip_norm import depth3_norm
+
+    return depth3_norm(n, net, m)
 
 
-def depth2_norm_lower_bound(n: int, rho: float = 1.0, *, gate_factor: float = 1.0) -> float:
+def depth2_norm_lower_bound(n: int, rho: float = 1.0, *, gate_factor: float = 1.0,
+                            lemma: str = "toeplitz") -> float:
     """P + |u₀| ≥ (ρ − 2^{−n})/K_n for any depth-2 ReLU net with correlation ρ on IP at n bits
-    (``gate_factor``·K_n in place of K_n: what a gate lemma tighter by that factor would give)."""
-    return (rho - 2.0 ** -n) / (gate_factor * ip_ceiling_per_norm(n))
+    (``gate_factor``·K_n in place of K_n: what a gate lemma tighter by that factor would give).
+
+    Proof: |ρ| ≤ 2^{−n}(1 + 2|u₀|) + K_n·P and 2^{1−n} ≤ K_n."""
+    return (rho - 2.0 ** -n) / (gate_factor * ip_ceiling_per_norm(n, lemma=lemma))
 
 
-def depth3_crossing(max_n: int = 400, *, gate_factor: float = 1.0) -> int:
+def depth3_crossing(max_n: int = 400, *, gate_factor: float = 1.0, lemma: str = "toeplitz",
+                    net: str = "balanced") -> int:
     """Least n with depth2_norm_lower_bound(n) > depth3_norm_formula(n) (m = 4n): from n* on, a
     depth-2 net with ρ = 1 on IP provably needs more path norm than the exact depth-3 net.
 
-    >>> depth3_crossing(), depth3_crossing(gate_factor=0.1)
-    (45, 36)
+    >>> depth3_crossing(lemma="dyadic", net="tri"), depth3_crossing(), depth3_crossing(net="fourier")
+    (45, 39, 33)
     """
     for n in range(1, max_n + 1):
-        if depth2_norm_lower_bound(n, gate_factor=gate_factor) > depth3_norm_formula(n):
+        if (depth2_norm_lower_bound(n, gate_factor=gate_factor, lemma=lemma)
+                > depth3_norm_formula(n, net=net)):
             return n
     raise InvalidArgumentError(f"no crossing up to n = {max_n}")
 
 
+def crossings() -> dict:
+    """n* before (dyadic lemma, §3.2's net) and after (Toeplitz lemma; balanced net, polynomial
+    width; Fourier net, width 2^n), and each change alone."""
+    return {"before": depth3_crossing(lemma="dyadic", net="tri"),
+            "lemma_only": depth3_crossing(net="tri"),
+            "net_only": depth3_crossing(lemma="dyadic", net="balanced"),
+            "after": depth3_crossing(),
+            "after_width_2n": depth3_crossing(net="fourier"),
+            "meaning": "least n at which the proven least path norm (+|u0|) of a depth-2 ReLU net "
+                       "with rho = 1 on IP exceeds the path norm of an exact depth-3 net; "
+                       "'before': dyadic gate lemma and the THEORY 3.2 net; 'after': Toeplitz "
+                       "gate lemma and the balanced net (widths n, n); 'after_width_2n': the "
+                       "Fourier net (widths n, 2^n)"}
+
+
 def depth_comparison(ns) -> list:
-    """Per n: the exact depth-3 net's path norm P₃(n) against the proven depth-2 lower bound for
-    ρ = 1, their ratio, and which is larger (the depth axis of the E24 verdict)."""
+    """Per n: the exact depth-3 nets' path norms P₃(n) (§3.2, balanced, Fourier) against the
+    proven depth-2 lower bounds for ρ = 1 (Toeplitz and dyadic lemma), the ratio of the current
+    pair (Toeplitz, balanced) and whether the depth gap per path norm is proven there (the depth
+    axis of the E24 verdict; a comparison of proven numbers, not a measurement)."""
     out = []
     for n in ns:
-        p3, p2 = depth3_norm_formula(n), depth2_norm_lower_bound(n)
-        out.append({"n": n, "depth3_path_norm": p3, "depth2_lower_bound": p2,
-                    "ratio": p2 / p3, "depth_gap_proven": bool(p2 > p3)})
+        p3 = {net: depth3_norm_formula(n, net=net) for net in ("tri", "balanced", "fourier")}
+        p2, p2_old = depth2_norm_lower_bound(n), depth2_norm_lower_bound(n, lemma="dyadic")
+        out.append({"n": n, "depth3_path_norm": p3["balanced"], "depth2_lower_bound": p2,
+                    "depth3_path_norm_tri": p3["tri"], "depth3_path_norm_fourier": p3["fourier"],
+                    "depth2_lower_bound_dyadic": p2_old,
+                    "ratio": p2 / p3["balanced"], "depth_gap_proven": bool(p2 > p3["balanced"]),
+                    "depth_gap_proven_width_2n": bool(p2 > p3["fourier"])})
     return out
 
 
-def centred_ceiling_per_norm(n: int) -> float:
+def centred_ceiling_per_norm(n: int, *, lemma: str = "toeplitz") -> float:
     """K_n + 2^{1−n}: |Cov(H, h)| ≤ (K_n + 2^{1−n})·P for every depth-2 ReLU net against IP.
 
-    >>> round(centred_ceiling_per_norm(20), 6)
-    0.041018
+    >>> round(centred_ceiling_per_norm(20), 6), round(centred_ceiling_per_norm(20, lemma="dyadic"), 6)
+    (0.010388, 0.041018)
     """
-    return ip_ceiling_per_norm(n) + 2.0 ** (1 - n)
+    return ip_ceiling_per_norm(n, lemma=lemma) + 2.0 ** (1 - n)
 
 
 def _half_width(m: dict, delta: float) -> float:
