@@ -117,3 +117,16 @@ def test_bad_input_names_the_argument():
         GL.gate_bound(4, lemma="other")
     with pytest.raises(DepthsepError, match="n"):
         GL.gate_maximum(GL.EXACT_MAX_N + 1)
+
+
+def test_table_script_writes_the_record(tmp_path):
+    import json
+
+    from experiments import gate_lemma as E
+
+    assert E.main(["--n", "1..3,5", "--starts", "2", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "gate_lemma.json").read_text())
+    rows = {r["n"]: r for r in doc["rows"]}
+    assert [rows[n]["value"] for n in (1, 2, 3)] == [3, 8, 22]
+    assert all(rows[n]["exact"] for n in (1, 2, 3)) and not rows[5]["exact"]
+    assert all(r["E_Hg"] <= r["bound"] < r["bound_dyadic"] for r in doc["rows"])
