@@ -279,3 +279,25 @@ def test_n20_majand_is_certified_and_ip_is_not():
         st = S.train_sampled(n, n, target, generator=G, steps=1500, penalty=0.003)
         est = S.estimate(st.net, target, n=n, generator=G, pairs=10 ** 6)
         assert S.verdict(n, est)["certified"] is expect, (target, S.verdict(n, est))
+
+
+def test_kept_cells_are_judged_against_the_current_ceiling(tmp_path):
+    """A resumed file's cells get their verdicts recomputed from the stored moments (a cell
+    written under an older, looser ceiling is re-judged), and the JSON carries n* before/after."""
+    from experiments import sampled as E
+
+    argv = ["--n", "6", "--steps", "20", "--grid", "8", "--pairs", "4000", "--out", str(tmp_path),
+            "--no-progress", "--tries", "1", "--no-plot"]
+    assert E.main(argv) == 0
+    path = tmp_path / "sampled.json"
+    doc = json.loads(path.read_text())
+    for r in doc["rows"].values():
+        r["verdict"] = {"text": "stale", "certified": True}
+    path.write_text(json.dumps(doc))
+    assert E.main(argv) == 0
+    doc = json.loads(path.read_text())
+    for r in doc["rows"].values():
+        assert r["verdict"] == json.loads(json.dumps(S.verdict(r["n"], r["estimate"])))
+    assert doc["crossings"]["before"] == 45 and doc["crossings"]["after"] == doc["crossing_n_star"]
+    for e in doc["table"]:
+        assert e["ceiling_per_norm"] < e["ceiling_per_norm_dyadic"]
