@@ -121,7 +121,7 @@ def gate_constant(n: int) -> float:
     docs/theory/sampled.rst).
 
     >>> [round(gate_constant(n), 3) for n in (1, 8, 20, 40)]
-    [1.251, 2.669, 5.318, 9.732]
+    [1.251, 2.669, 5.318, 9.731]
     """
     n = check_int(n, name="n", minimum=1, maximum=1000, what="bits per party")
     N = 2 ** n

@@ -9,7 +9,7 @@ h = −2(N − u₀),
 with Γ_n the constant of the Toeplitz-factorisation gate lemma
 (:func:`networks.separation.gate_lemma.gate_constant`, ≈ 0.22n + 1.2; proof in
 docs/theory/sampled.rst).  The dyadic lemma used before (``lemma="dyadic"``) has Γ_n = n + 1,
-K_n = 2(n + 1)·2^{−n/2}; both are proven, the first is 2.8× (n = 4) to 4.4× (n = 40) smaller and
+K_n = 2(n + 1)·2^{−n/2}; both are proven, the first is 2.8× (n = 4) to 4.2× (n = 40) smaller and
 never below an exact maximum (tests/test_gate_lemma.py).
 
 **Centred.**  E[H·h] alone can be passed by a constant: a net whose only hidden unit is
