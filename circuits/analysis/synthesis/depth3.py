@@ -94,6 +94,12 @@ def decide_depth3(truth_table, sizes, *, max_weight: "int | None" = None, symmet
         Cap every weight at this value (default: the complete bounds of :func:`weight_bound`).
     symmetry : bool
         Break the hidden layers' symmetries (see above).
+    separate : bool
+        Add implied clauses (default on): f is a function of each layer, so for every one and
+        zero of f some first-layer gate differs on the two points; with ``symmetry`` (top
+        weights >= 0, a monotone top gate) some second-layer gate is on at the one and off at
+        the zero.  Sound for every circuit; they make refutations much faster (PAR_4 with
+        layers (3, 3), ``benchmarks/bench_least3.py``).
     time_limit : float
         Seconds for the solver.
     num_workers : int

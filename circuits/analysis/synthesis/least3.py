@@ -125,6 +125,11 @@ def first_layer_by_enumeration(truth_table) -> dict:
     leaves a partial function of the 2 bits that extends to a threshold function (all but
     XOR / XNOR seen on all four cells), else 2.
 
+    Parameters
+    ----------
+    truth_table : array_like of 0/1, length 2^N, N <= 4
+        The function f in cube order.
+
     Returns
     -------
     dict

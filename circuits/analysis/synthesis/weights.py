@@ -236,6 +236,16 @@ def weight_bound_record(k: int) -> dict:
     """:func:`weight_bound` as a record for result files: ``fan_in``, ``bound``, ``source`` and
     ``proven_here`` (True where this library computed the bound, False where it is published).
 
+    Parameters
+    ----------
+    k : int
+        Fan-in, 0 <= k <= 8.
+
+    Returns
+    -------
+    dict
+        ``fan_in``, ``bound``, ``source``, ``proven_here``.
+
     Examples
     --------
     >>> weight_bound_record(7)["bound"], weight_bound_record(7)["proven_here"]

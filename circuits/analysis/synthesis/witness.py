@@ -41,6 +41,10 @@ def check_weight_witness(weights, threshold: int, claimed: int, *, time_limit: f
         Its threshold t.
     claimed : int
         The claimed least ``max_i |w_i|`` over all integer realisations.
+    time_limit : float
+        Seconds for CP-SAT ("unknown" when it runs out: then ``proved`` is False).
+    num_workers : int
+        CP-SAT threads.
 
     Returns
     -------
