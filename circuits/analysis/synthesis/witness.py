@@ -26,7 +26,7 @@ __all__ = ["WITNESS_8", "check_weight_witness"]
 
 #: (weights, threshold, W): ``[w . z >= t]`` on 8 inputs needs some |w_i| >= W in every integer
 #: realisation (both solvers of :func:`check_weight_witness`; a test re-proves it).
-WITNESS_8 = ((36, 24, 16, 14, 8, 9, 10, 3), 58, 36)
+WITNESS_8 = ((39, 23, 14, 9, 8, 5, 10, 3), 50, 39)
 
 
 def check_weight_witness(weights, threshold: int, claimed: int, *, time_limit: float = 120.0,
