@@ -63,8 +63,9 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     depth3 = _depth3_summary(rows)
     if depth3:
         print(f"  THR∘THR∘THR (CP-SAT; first layer checked by the enumerator): "
-              f"least first layer {depth3['first']}; least total hidden "
-              f"{depth3['total']}; classes whose least total is below the depth-2 size + 1: "
+              f"classes per least first layer {_counts(depth3['first'])}; per least total "
+              f"hidden size {_counts(depth3['total'])}; classes whose least total is below the "
+              f"depth-2 size + 1: "
               f"{depth3['total_below_depth2_plus_1']}; first layer below the depth-2 size: "
               f"{depth3['first_below_depth2']}; undecided {len(depth3['undecided'])}; "
               f"enumerator disagreements {len(depth3['enumerator_disagreements'])}")
@@ -92,6 +93,10 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     if not save_or_report(lambda: _figure(rows, name, ppath), what="the figure", where=ppath):
         status = EXIT_NOT_SAVED
     return status
+
+
+def _counts(hist: dict) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in hist.items())
 
 
 def _depth3_summary(rows) -> "dict | None":
