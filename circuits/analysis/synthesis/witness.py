@@ -24,14 +24,14 @@ from circuits.utils.errors import DepthsepError, InvalidArgumentError
 
 __all__ = ["WITNESS_8", "check_weight_witness"]
 
-#: (weights, threshold, W): ``[w . z >= t]`` on 8 inputs needs some |w_i| >= W in every integer
+#: (weights, threshold, W): ``[w·z >= t]`` on 8 inputs needs some |w_i| >= W in every integer
 #: realisation (both solvers of :func:`check_weight_witness`; a test re-proves it).
 WITNESS_8 = ((39, 23, 14, 9, 8, 5, 10, 3), 50, 39)
 
 
 def check_weight_witness(weights, threshold: int, claimed: int, *, time_limit: float = 120.0,
                          num_workers: int = 1) -> dict:
-    """Prove that ``[w . z >= t]`` needs a weight of absolute value >= ``claimed``.
+    """Prove that ``[w·z >= t]`` needs a weight of absolute value >= ``claimed``.
 
     Parameters
     ----------
