@@ -43,7 +43,8 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
         write_json_atomic(partial, {"format": FORMAT, "version": VERSION, "catalogue": name,
                                     "time_limit": time_limit, "partial": True, "rows": rows})
     rows = catalogue(funcs, time_limit=time_limit, num_workers=workers, direct=True,
-                     weights=True, progress=progress, on_row=save_partial)
+                     weights=True, depth3=name == "npn4", progress=progress,
+                     on_row=save_partial)
     partial.unlink(missing_ok=True)
     wall = time.perf_counter() - t0
     _annotate(rows, name)
@@ -59,6 +60,15 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     print(f"  undecided: {len(undecided)}; classes whose lower bound rests on a refutation not "
           f"confirmed by the second solver in time: {len(unconfirmed)}; solver disagreements: "
           f"{len(disagree)}")
+    depth3 = _depth3_summary(rows)
+    if depth3:
+        print(f"  THR∘THR∘THR (CP-SAT; first layer checked by the enumerator): "
+              f"classes per least first layer {_counts(depth3['first'])}; per least total "
+              f"hidden size {_counts(depth3['total'])}; classes whose least total is below the "
+              f"depth-2 size + 1: "
+              f"{depth3['total_below_depth2_plus_1']}; first layer below the depth-2 size: "
+              f"{depth3['first_below_depth2']}; undecided {len(depth3['undecided'])}; "
+              f"enumerator disagreements {len(depth3['enumerator_disagreements'])}")
     if name != "npn4":
         for r in rows:
             d = r["direct"] or {}
@@ -71,7 +81,7 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     record = {"format": FORMAT, "version": VERSION, "catalogue": name,
               "time_limit": time_limit, "seconds": round(wall, 2), "size_counts": sizes,
               "undecided": undecided, "disagreements": disagree, "unconfirmed": unconfirmed,
-              "rows": rows}
+              "depth3": depth3, "rows": rows}
     status = 0
     jpath = out / f"least_catalogue_{name}.json"
     if save_or_report(lambda: write_json_atomic(jpath, record), what="the JSON record",
@@ -83,6 +93,33 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
     if not save_or_report(lambda: _figure(rows, name, ppath), what="the figure", where=ppath):
         status = EXIT_NOT_SAVED
     return status
+
+
+def _counts(hist: dict) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in hist.items())
+
+
+def _depth3_summary(rows) -> "dict | None":
+    """Counts of the depth-3 columns (None when the catalogue has none)."""
+    d3 = [(r, r["depth3"]) for r in rows if r.get("depth3")]
+    if not d3:
+        return None
+
+    def hist(key):
+        out: "dict[str, int]" = {}
+        for _, d in d3:
+            k = str(d[key])
+            out[k] = out.get(k, 0) + 1
+        return dict(sorted(out.items()))
+    return {"first": hist("first"), "total": hist("total"),
+            "first_below_depth2": sum(1 for r, d in d3 if d["first"] is not None
+                                      and d["first"] < r["size"]),
+            "total_below_depth2_plus_1": sum(1 for r, d in d3 if d["total"] is not None
+                                             and d["total"] < r["size"] + 1),
+            "undecided": [r["name"] for r, d in d3 if not d["decided"]],
+            "enumerator_disagreements": [r["name"] for r, d in d3
+                                         if d.get("enumerator_agrees") is False],
+            "solver": "CP-SAT (decide_depth3); refutations not confirmed by a second solver"}
 
 
 def _annotate(rows, name: str) -> None:
@@ -107,18 +144,26 @@ def _upper(r) -> "int | None":
 
 def _figure(rows, name: str, path: Path) -> None:
     from circuits.utils.files import savefig_atomic
-    from experiments._style import legend_below, pyplot, target_colour
+    from experiments._style import depth_linestyle, legend_below, pyplot, target_colour
 
     top = max([_upper(r) or r["lower"] for r in rows] + [1])
     xs = list(range(1, top + 1))
     plain = [sum(1 for r in rows if r["size"] == s) for s in xs]
     direct = [sum(1 for r in rows if (r["direct"] or {}).get("size") == s) for s in xs]
+    first = [sum(1 for r in rows if (r.get("depth3") or {}).get("first") == s) for s in xs]
+    has3 = any(r.get("depth3") for r in rows)
+    bw = 0.27 if has3 else 0.4
     with pyplot() as plt:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
-        ax.bar([x - 0.2 for x in xs], plain, 0.4, color=target_colour("parity"),
+        off = bw if has3 else bw / 2
+        ax.bar([x - off for x in xs], plain, bw, color=target_colour("parity"),
                label="THR∘THR, least hidden size (proved)")
-        ax.bar([x + 0.2 for x in xs], direct, 0.4, color=target_colour("maj"),
+        ax.bar([x + (0 if has3 else off) for x in xs], direct, bw, color=target_colour("maj"),
                label="with input-to-top wires (proved)")
+        if has3:
+            ax.bar([x + off for x in xs], first, bw, fill=False,
+                   edgecolor=target_colour("parity"), linestyle=depth_linestyle(3),
+                   linewidth=1.2, label="THR∘THR∘THR, least first layer (CP-SAT)")
         groups: "dict[tuple, int]" = {}
         for r in rows:
             if r["size"] is None:
@@ -137,7 +182,8 @@ def _figure(rows, name: str, path: Path) -> None:
         ax.set_xticks(xs)
         ax.set_xlabel("hidden gates")
         ax.set_ylabel("functions (classes)")
-        ax.set_title(f"Measured: least THR∘THR sizes, {name} ({len(rows)} classes)")
+        ax.set_title(f"Measured: least hidden sizes of threshold circuits, {name} "
+                     f"({len(rows)} classes)")
         rows_below = legend_below(fig, [ax], ncol=2)
         fig.tight_layout(rect=(0, 0.06 * rows_below, 1, 1))
         savefig_atomic(fig, path, dpi=120)

@@ -177,14 +177,27 @@ def main(argv=None) -> int:
               f"|w_hidden| <= {c.hidden_weight}, "
               f"{'top gate fixed per cube' if c.top_weight == 0 else f'|w_top| <= {c.top_weight}'}"
               f"{'' if c.complete else ' (bounded search)'}{xc}")
+    bounds = _weight_bounds(r.n_inputs, [c.size for c in r.claims])
+    print("  complete weight bounds used (per fan-in): " + "; ".join(
+        f"{b['fan_in']} inputs: |w| <= {b['bound']} "
+        f"({'proven here' if b['proven_here'] else 'published'})" for b in bounds))
     if r.circuit is not None:
         d = r.as_dict()["witness"]
         print(f"  witness (re-verified on all {1 << r.n_inputs} points): hidden W = "
               f"{d['hidden_weights']}, t = {d['hidden_thresholds']}; top v = {d['top_weights']}, "
               f"T = {d['top_threshold']}")
     record = {"format": FORMAT, "version": VERSION, "function": name,
-              "table": [int(v) for v in f], **r.as_dict()}
+              "table": [int(v) for v in f], **r.as_dict(), "weight_bounds": bounds}
     return _save(record, out, 0 if r.circuit is not None else EXIT_FAILED)
+
+
+def _weight_bounds(n_inputs: int, sizes) -> list:
+    """The complete per-gate weight bound of every fan-in a decision used (hidden gates: N;
+    top gate: s), each marked proven here or published."""
+    from circuits.analysis.synthesis.weights import MAX_TOTAL_WEIGHT, weight_bound_record
+
+    fan_ins = sorted({n_inputs} | {s for s in sizes if s < len(MAX_TOTAL_WEIGHT)})
+    return [weight_bound_record(k) for k in fan_ins if k >= 1]
 
 
 if __name__ == "__main__":

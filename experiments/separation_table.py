@@ -14,6 +14,11 @@ threshold function), the exact least number of hidden gates of a layered THR o T
   by how much.
 
 Writes ``separation_table.json`` and ``separation_table.png`` into ``--out``.
+
+``--reduction`` prices the reduction chain instead: for IP_n, n = 2..N_MAX, the least size next to
+what ``depthsep reduce --n n`` builds (its network, staircase, integer circuit and the k copies
+of the self-reduction, each size read off the built object) and every lower bound, with the
+gates each step gives away; writes ``reduction_table.json`` and ``reduction_table.png``.
 """
 
 from __future__ import annotations
@@ -51,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int_in_range(1, 64), default=2, help="CP-SAT threads")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("results/separation_table"))
+    p.add_argument("--reduction", action="store_true",
+                   help="instead: IP_n's least THR∘THR size for n = 2..N_MAX next to what "
+                        "'depthsep reduce --n n' builds (network, staircase, integer circuit, "
+                        "k copies) and every library lower bound, each with the gates it gives "
+                        "away; writes reduction_table.json and reduction_table.png")
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -136,6 +146,14 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
+    if args.reduction:
+        if args.n_max < 2:
+            parser.error("--reduction prices IP_n for n = 2..N_MAX (depthsep reduce needs "
+                         "n >= 2): give --n-max 2 or 3")
+        from experiments._reduction_table import run_reduction_table
+
+        return run_reduction_table(range(2, args.n_max + 1), out, time_limit=args.time_limit,
+                                   workers=args.workers, progress=not args.no_progress)
     from circuits.analysis import least_depth2
     from circuits.utils.files import write_json_atomic
     from circuits.analysis.exact_synthesis import target_table

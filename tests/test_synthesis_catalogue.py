@@ -57,6 +57,11 @@ def test_cli_catalogue(tmp_path, monkeypatch, capsys):
     assert sum(rec["size_counts"].values()) == 14 and rec["size_counts"]["3"] == 1
     assert (tmp_path / "least_catalogue_npn4.png").stat().st_size > 0
     assert not (tmp_path / "least_catalogue_npn4.partial.json").exists()
+    # the depth-3 columns: parity of 3 needs 3 first-layer gates, everything else at most 2
+    assert "THR∘THR∘THR" in out and "enumerator disagreements 0" in out
+    d3 = rec["depth3"]
+    assert d3["first"]["3"] == 1 and not d3["undecided"] and not d3["enumerator_disagreements"]
+    assert all(r["depth3"]["total"] <= r["size"] + 1 for r in rec["rows"])
 
 
 def test_symmetric_construction_for_every_symmetric_function():

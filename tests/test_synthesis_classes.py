@@ -50,3 +50,23 @@ def test_seven_inputs_a000609_a000619_and_largest_minimal_weight():
     r = largest_minimal_weight(7, max_weight=20, screen=16)
     assert r["exact"] and r["value"] == 18 == weight_bound(7)[0]
     assert r["histogram"] == {"17": 298, "18": 182}
+
+
+def test_models_at_seven_inputs_use_the_bound_proven_here():
+    """A 7-input gate (hidden gates at N = 7, a top gate over 7 hidden gates) gets the bound 18
+    computed by this library, in both solvers; 8 inputs still use the published total 209."""
+    pytest.importorskip("ortools")
+    pytest.importorskip("pysat")
+    from circuits.analysis import decide_depth2
+    from circuits.analysis.synthesis.second import decide_depth2_sat
+    from circuits.analysis.synthesis.weights import weight_bound_record
+    from circuits.functions import majority, parity
+
+    claim, circ = decide_depth2(majority(7), 1, time_limit=60, num_workers=1)
+    assert claim.status == "feasible" and claim.hidden_weight == 18 and claim.complete
+    assert decide_depth2_sat(majority(7), 1, time_limit=60)["hidden_weight"] == 18
+    claim, _ = decide_depth2(parity(3), 7, time_limit=60, num_workers=1)
+    assert claim.status == "feasible" and claim.top_weight == 18
+    assert weight_bound_record(7) == {**weight_bound_record(7), "bound": 18, "proven_here": True}
+    rec8 = weight_bound_record(8)
+    assert rec8["bound"] == 209 and not rec8["proven_here"] and "published" in rec8["source"]

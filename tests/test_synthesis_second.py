@@ -54,11 +54,59 @@ def test_solvers_agree_on_every_function(n):
         _agree(f, range(1, n + 2), order=bool(f[0]))
 
 
-def test_solvers_agree_on_three_inputs():
-    """Every NPN-relevant kind at N = 3 (a spread of 24 codes) and both sides of every size."""
-    codes = np.arange(0, 256, 11, dtype=np.uint64)
-    for f in _codes_to_tables(codes, 3):
-        _agree(f, (1, 2, 3))
+@pytest.mark.parametrize("rep", range(14))
+def test_solvers_agree_on_every_npn_class_of_three_inputs(rep):
+    """All 14 NPN classes of 3 inputs (every function of 3 inputs is one of them up to negating
+    and permuting inputs and the output, which keeps every decision), every size s = 1..4: the
+    least size of each class is at most 3, so both sides of every boundary are decided."""
+    from circuits.analysis.synthesis.catalogue import npn_classes
+
+    _agree(npn_classes(3)[rep], (1, 2, 3, 4))
+
+
+def _catalogue_rows(name):
+    from pathlib import Path
+    import json
+
+    path = Path(__file__).resolve().parents[1] / f"docs/figures/least_catalogue_{name}.json"
+    return [r for r in json.loads(path.read_text())["rows"] if r["size"] is not None]
+
+
+def _agree_at_least(rows, time_limit):
+    """Both solvers at every row's least size (feasible) and one below (infeasible)."""
+    for r in rows:
+        f = np.array([int(c) for c in r["table"]], dtype=np.uint8)
+        sizes = [s for s in (r["size"] - 1, r["size"]) if s >= 1]
+        for s in sizes:
+            cp, _ = decide_depth2(f, s, time_limit=time_limit, num_workers=1)
+            sat = decide_depth2_sat(f, s, time_limit=time_limit)
+            want = "feasible" if s == r["size"] else "infeasible"
+            assert cp.status == sat["status"] == want, (r["name"], s, cp.status, sat["status"])
+            if sat["circuit"] is not None:
+                assert np.array_equal(truth_table(sat["circuit"]), f)
+
+
+@pytest.mark.slow
+def test_solvers_agree_on_every_npn_class_of_four_inputs_at_its_least_size():
+    """Every one of the 222 NPN classes of 4 inputs at its least size (both feasible) and its
+    least size - 1 (both infeasible; the least sizes from the catalogue record)."""
+    rows = _catalogue_rows("npn4")
+    assert len(rows) == 222
+    _agree_at_least(rows, 120)
+
+
+def test_solvers_agree_on_npn4_classes_sample():
+    """The default run's share of the slow test above: every 20th class and parity."""
+    rows = _catalogue_rows("npn4")
+    _agree_at_least(rows[::20] + rows[-1:], 60)
+
+
+@pytest.mark.slow
+def test_solvers_agree_on_the_symmetric_functions_of_five_inputs():
+    """The 19 symmetric classes of 5 inputs at their least size and least size - 1."""
+    rows = _catalogue_rows("sym5")
+    assert len(rows) == 19
+    _agree_at_least(rows, 300)
 
 
 def test_solvers_agree_at_four_and_five_inputs():

@@ -6,6 +6,10 @@
   threshold functions they are computed from (:func:`weight_bound`);
 - :mod:`~circuits.analysis.synthesis.symmetry` — the symmetry breakings and f's own group;
 - :mod:`~circuits.analysis.synthesis.depth3` — THR o THR o THR (:func:`decide_depth3`);
+- :mod:`~circuits.analysis.synthesis.least3` — the least THR o THR o THR layers
+  (:func:`least_depth3`) and their enumerator twin;
+- :mod:`~circuits.analysis.synthesis.witness` — lower-bound witnesses for the per-gate weight
+  bound, proved by two solvers (:func:`check_weight_witness`);
 - :mod:`~circuits.analysis.synthesis.least` — the least size (:func:`least_depth2`);
 - :mod:`~circuits.analysis.synthesis.twin` — the exhaustive enumerator as a cross-check;
 - :mod:`~circuits.analysis.synthesis.slicing` — hyperplanes slicing the edges of Q_n;
@@ -15,6 +19,7 @@
 
 from circuits.analysis.synthesis.depth3 import decide_depth3
 from circuits.analysis.synthesis.least import least_depth2
+from circuits.analysis.synthesis.least3 import first_layer_by_enumeration, least_depth3
 from circuits.analysis.synthesis.model import decide_depth2
 from circuits.analysis.synthesis.records import LeastDepth2, SizeClaim
 from circuits.analysis.synthesis.slicing import PATERSON_PLANES, max_sliced_edges, sliced_edges
@@ -24,11 +29,15 @@ from circuits.analysis.synthesis.symmetry import (DEFAULT_SYMMETRY, SYMMETRIES,
 from circuits.analysis.synthesis.weights import (MAX_TOTAL_WEIGHT, NP_CLASSES,
                                                  count_threshold_functions_by_class,
                                                  count_threshold_n_classes, max_minimal_weight,
-                                                 threshold_class_representatives, weight_bound)
+                                                 threshold_class_representatives, weight_bound,
+                                                 weight_bound_record)
+from circuits.analysis.synthesis.witness import WITNESS_8, check_weight_witness
 
 __all__ = ["LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "decide_depth3",
            "weight_bound", "max_sliced_edges", "sliced_edges", "PATERSON_PLANES",
            "function_symmetries", "threshold_class_representatives",
            "count_threshold_functions_by_class", "count_threshold_n_classes",
            "max_minimal_weight", "MAX_TOTAL_WEIGHT", "NP_CLASSES", "SOLVER_NAME",
-           "SYMMETRIES", "DEFAULT_SYMMETRY", "verify_witness"]
+           "SYMMETRIES", "DEFAULT_SYMMETRY", "verify_witness", "least_depth3",
+           "first_layer_by_enumeration", "weight_bound_record", "WITNESS_8",
+           "check_weight_witness"]

@@ -150,9 +150,26 @@ def _least_weight(t, size: int, time_limit: float, num_workers: int, cap: int) -
     return {"least_weight": None, "decided": False, "tried": tried}
 
 
+def _depth3_row(t, size: int, time_limit: float, num_workers: int) -> dict:
+    """least_depth3 of one table, with the enumerator's first layer next to it (N <= 4)."""
+    from circuits.analysis.synthesis.least3 import first_layer_by_enumeration, least_depth3
+
+    d3 = least_depth3(t, size, time_limit=time_limit, num_workers=num_workers)
+    if int(t.size).bit_length() - 1 <= 4:
+        e = first_layer_by_enumeration(t)
+        d3["enumerator"] = e
+        if d3["first"] is not None:
+            # the enumerator sees first layers of 1 or 2 gates ("None": more than 2); a
+            # disagreement is recorded in the row and counted by the catalogue's summary
+            want = d3["first"] if d3["first"] <= 2 else None
+            d3["enumerator_agrees"] = e["first"] == want and (
+                want is None or e["second"] == d3["second"])
+    return d3
+
+
 def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
               max_size: int = 8, weights: bool = True, direct: bool = False,
-              progress: bool = True, on_row=None) -> "list[dict]":
+              depth3: bool = False, progress: bool = True, on_row=None) -> "list[dict]":
     """Least THR o THR size (and least weights, and the size with direct wires) of each table.
 
     Parameters
@@ -169,6 +186,11 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
         Also find the least weight range of a least-size circuit.
     direct : bool
         Also the least size with input-to-top wires (CP-SAT; refutations not confirmed).
+    depth3 : bool
+        Also the least THR o THR o THR layers
+        (:func:`~circuits.analysis.synthesis.least3.least_depth3`: least first layer, least
+        second layer at it, least total; CP-SAT), checked against the enumerator twin
+        :func:`~circuits.analysis.synthesis.least3.first_layer_by_enumeration` for N <= 4.
     progress : bool
         One line per function on stderr.
     on_row : callable, optional
@@ -179,7 +201,7 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
     list of dict
         One row per function: ``name``, ``table`` (0/1 string), ``size``, ``lower``, ``upper``,
         ``refutations_confirmed``, ``disagreements``, ``weight`` (dict or None),
-        ``direct`` (dict or None), ``seconds``.
+        ``direct`` (dict or None), ``depth3`` (dict or None), ``seconds``.
     """
     import sys
 
@@ -195,6 +217,7 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
                "lower": r.lower, "upper": r.upper,
                "refutations_confirmed": r.refutations_confirmed,
                "disagreements": list(r.disagreements), "weight": None, "direct": None,
+               "depth3": None,
                "claims": [{"size": c.size, "status": c.status, "wall_s": c.wall_s,
                            "enumerator": c.cross_checked,
                            "second": (c.second or {}).get("verdict")} for c in r.claims]}
@@ -205,6 +228,8 @@ def catalogue(functions, *, time_limit: float = 20.0, num_workers: int = 1,
             d = least_depth2(t, max_size=max_size, time_limit=time_limit, direct=True,
                              num_workers=num_workers, confirm=False, cross_check=False)
             row["direct"] = {"size": d.size, "lower": d.lower, "upper": d.upper}
+        if depth3 and r.size is not None:
+            row["depth3"] = _depth3_row(t, r.size, time_limit, num_workers)
         row["seconds"] = round(time.perf_counter() - t0, 3)
         rows.append(row)
         if on_row is not None:

@@ -17,7 +17,7 @@ from circuits.utils.errors import DepthsepError
 
 __all__ = ["MAX_TOTAL_WEIGHT", "NP_CLASSES", "threshold_class_representatives",
            "count_threshold_functions_by_class", "count_threshold_n_classes",
-           "max_minimal_weight", "weight_bound"]
+           "max_minimal_weight", "weight_bound", "weight_bound_record"]
 
 #: OEIS A003217: the largest minimal total weight of a threshold function of k inputs, k = 0..8
 #: (Muroga 1971, p. 268; Muroga, Tsuboi, Baugh 1970).  Bounds every single weight too.
@@ -213,16 +213,46 @@ def weight_bound(k: int) -> "tuple[int, str]":
     Parameters
     ----------
     k : int
-        Fan-in (number of inputs of the gate).
+        Fan-in (number of inputs of the gate), 0 <= k <= 8.
 
     Returns
     -------
     (int, str)
         The bound W (every threshold function of k inputs has integer weights with |w_i| <= W)
-        and where it comes from.
+        and where it comes from: "proven here: ..." for k <= 7 (the largest minimal max |w_i|,
+        computed by this library, see :data:`_MAX_SINGLE_WEIGHT`), "published: ..." for k = 8
+        (the largest minimal *total* weight 209, OEIS A003217, Muroga, Tsuboi, Baugh 1970;
+        Muroga 1971, p. 268; a total bounds every single weight).
     """
     k = check_n_bits(k, name="fan-in", maximum=len(MAX_TOTAL_WEIGHT) - 1)
     if k < len(_MAX_SINGLE_WEIGHT):
-        return max(1, _MAX_SINGLE_WEIGHT[k]), ("max minimal |w_i|, computed by MILP (k <= 6; "
-                                               "k = 7 by enumeration of the NP classes)")
-    return MAX_TOTAL_WEIGHT[k], "OEIS A003217 max minimal total weight (Muroga 1971)"
+        return max(1, _MAX_SINGLE_WEIGHT[k]), ("proven here: max minimal |w_i|, computed by MILP "
+                                               "(k <= 6; k = 7 by enumeration of the NP classes)")
+    return MAX_TOTAL_WEIGHT[k], ("published: OEIS A003217 max minimal total weight (Muroga, "
+                                 "Tsuboi, Baugh 1970; Muroga 1971)")
+
+
+def weight_bound_record(k: int) -> dict:
+    """:func:`weight_bound` as a record for result files: ``fan_in``, ``bound``, ``source`` and
+    ``proven_here`` (True where this library computed the bound, False where it is published).
+
+    Parameters
+    ----------
+    k : int
+        Fan-in, 0 <= k <= 8.
+
+    Returns
+    -------
+    dict
+        ``fan_in``, ``bound``, ``source``, ``proven_here``.
+
+    Examples
+    --------
+    >>> weight_bound_record(7)["bound"], weight_bound_record(7)["proven_here"]
+    (18, True)
+    >>> weight_bound_record(8)["bound"], weight_bound_record(8)["proven_here"]
+    (209, False)
+    """
+    bound, source = weight_bound(k)
+    return {"fan_in": int(k), "bound": bound, "source": source,
+            "proven_here": source.startswith("proven here")}
