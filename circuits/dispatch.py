@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
-from circuits import _kernels_bitsliced as _bits
+from circuits import _kernels_bitsliced as _bits, _kernels_generic as _generic
 from circuits.threshold import ThresholdCircuit
 from circuits.utils.errors import InvalidCircuitError
 
@@ -101,7 +101,7 @@ def _wire_slots(sizes, first: int = 0) -> int:
 # Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
 # ---------------------------------------------------------------------------------------------
 
-KERNELS = ("auto", "fused", "bitsliced", "lowhigh")
+KERNELS = ("auto", "fused", "generic", "bitsliced", "lowhigh")
 _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
 # Bit-sliced slices below this many plane-op words (about 1-2 ms of one core) run serially.
 # With a thread pool created per call the limit had to be 2^25 (W1 on 2 threads 6.4 -> 5.3 ms
@@ -160,6 +160,7 @@ _NS_LOWHIGH_UNIT = 0.015
 _NS_MASK_BYTE = 0.8
 _NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
 _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
+_NS_GENERIC_L2, _NS_GENERIC_L3 = 4.0, 10.0     # per padded adder input (measured below)
 _NS_GATE_LOOKUP = 5.0
 _L2_BYTES = 1 << 21
 # Mask table of the compiled kernel: masks of the most lane bits (<= LB) whose table fits in
@@ -174,7 +175,9 @@ _FUSED_MASK_BITS = None
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
 _FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
-_FACTS = weakref.WeakKeyDictionary()   # circuit -> (compiled kernel's key, its adder inputs)
+_FACTS = weakref.WeakKeyDictionary()   # circuit -> (compiled kernel's key, its adder inputs, ...)
+_GENERIC = weakref.WeakKeyDictionary()  # circuit -> its plan for the generic depth-2 kernel
+_SUBPLANS = weakref.WeakKeyDictionary()  # circuit -> finished plan of masks of fewer lanes
 
 
 def _estimates(c: ThresholdCircuit, plan) -> tuple:
@@ -269,7 +272,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
                    f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
                    f"bits take too many values: weights too large)")
     if why_not is not None:
-        if kernel in ("bitsliced", "fused"):
+        if kernel in ("bitsliced", "fused", "generic"):
             raise InvalidCircuitError(f"kernel={kernel!r} does not apply: {why_not}; use "
                                       f"kernel='auto' or 'lowhigh'")
         return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
@@ -277,14 +280,21 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
     est_bits, est_low = _estimates(c, plan)
     if c not in _FACTS:                 # a hash of every weight: once per circuit object
         mb = _fused_mask_bits(c)
+        gdata = _generic.generic_data(c, plan.n_l1)
         _FACTS[c] = (_codegen.circuit_key(c, mb), _codegen.input_planes(c), mb,
-                     _bplan.mask_table_bytes(c, mb))
-    key, inputs, mb, fused_bytes = _FACTS[c]
+                     _bplan.mask_table_bytes(c, mb), gdata)
+    key, inputs, mb, fused_bytes, gdata = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
     per_input = _NS_FUSED_L2 if fused_bytes <= _L2_BYTES else _NS_FUSED_L3
-    est_fused = (_NS_MASK_BYTE * fused_bytes
-                 + n_planes * (inputs * per_input
-                               + _NS_GATE_LOOKUP * plan.n_l1 * (1 << (_bits.LB - mb))))
+    lookups = n_planes * _NS_GATE_LOOKUP * plan.n_l1 * (1 << (_bits.LB - mb))
+    est_fused = _NS_MASK_BYTE * fused_bytes + n_planes * inputs * per_input + lookups
+    generic_ok = not isinstance(gdata, str)
+    if generic_ok:
+        g_in = int(gdata[1][-1])
+        per_g = _NS_GENERIC_L2 if fused_bytes <= _L2_BYTES else _NS_GENERIC_L3
+        est_gen = _NS_MASK_BYTE * fused_bytes + n_planes * g_in * per_g + lookups
+    else:
+        est_gen = float("inf")
     state = _codegen.state(key)
     setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
              "absent": _codegen.compile_seconds_estimate(inputs)}[state]
@@ -293,24 +303,35 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
                  "cached": f"~{setup:.2g} s to load from the kernel cache",
                  "absent": f"~{setup:.2g} s to compile"}[state]
     sub_txt = "" if mb == _bits.LB else f" (masks of {1 << mb} lanes: {fused_bytes} bytes)"
+    gen_txt = (f"{est_gen / 1e6:.3g} ms generic depth-2" if generic_ok
+               else f"no generic kernel ({gdata})")
     figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
                f"{inputs} compiled adder inputs{sub_txt} per {_bits.LANES} points; estimated "
-               f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
-               f"({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
+               f"{est_bits / 1e6:.3g} ms bit-sliced, {gen_txt}, {est_fused / 1e6:.3g} ms "
+               f"compiled ({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
     fused = kernel == "fused"
-    if kernel in ("bitsliced", "fused"):
+    generic = kernel == "generic"
+    if kernel == "generic" and not generic_ok:
+        raise InvalidCircuitError(f"kernel='generic' does not apply: {gdata}; use "
+                                  f"kernel='auto', 'fused' or 'bitsliced'")
+    # the best kernel that needs no per-circuit compile: generic where it applies
+    est_now = min(est_bits, est_gen)
+    if kernel in ("bitsliced", "fused", "generic"):
         reason = f"requested with kernel={kernel!r}; " + figures
-    elif min(est_bits, est_fused + compile_ns) < est_low:
-        fused = est_fused + compile_ns < est_bits
+    elif min(est_now, est_fused + compile_ns) < est_low:
+        fused = est_fused + compile_ns < est_now
+        generic = not fused and est_gen <= est_bits
         reason = figures
         if fused and state != "loaded" and _codegen.budget_left() <= 0:
             fused = False
+            generic = est_gen <= est_bits
             reason += (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
                        f"compiled kernels (their memory is never freed)")
         elif (not fused and counting and state != "loaded"
               and inputs <= _codegen.MAX_INPUTS and not numba_disabled()):
-            fused, note = _repeat_choice(key, c, mb, state, est_bits - est_fused, compile_ns)
+            fused, note = _repeat_choice(key, c, mb, state, est_now - est_fused, compile_ns)
             reason += note
+            generic = generic and not fused
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
                            plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
@@ -320,6 +341,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
                                       f"{_codegen.MAX_INPUTS} (compile time); use "
                                       f"kernel='bitsliced'")
         fused = False
+        generic = generic_ok and est_gen <= est_bits
     if finish and plan.masks is None:
         plan = _bplan.finish(plan)
         _PLANS[c] = plan
@@ -330,6 +352,13 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             plan = _FUSED[c]
             _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
         return KernelPlan("fused", reason, fused_bytes, plan.n_ops, inputs), plan
+    if generic:
+        if finish:
+            if c not in _GENERIC:
+                _GENERIC[c] = _sub_plan(c, plan, mb).with_generic(gdata)
+                _GENERIC[c].interp = plan
+            plan = _GENERIC[c]
+        return KernelPlan("generic", reason, fused_bytes, plan.n_ops, inputs), plan
     return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
 
 
@@ -353,11 +382,20 @@ def _fused_plan(c: ThresholdCircuit, plan, key: str, mb: int):
     """The compiled kernel's plan: ``plan`` (finished, mask_bits = LB) with the kernel's source,
     or, for masks of ``mb`` < LB lane bits, a plan of its own whose ``interp`` is ``plan``
     (truth tables run the interpreted program)."""
-    if mb == plan.mask_bits:
-        return plan.with_code((key, _codegen.source(c, mb)))
-    fplan = _bplan.finish(_bplan.build(c, mb)).with_code((key, _codegen.source(c, mb)))
+    fplan = _sub_plan(c, plan, mb).with_code((key, _codegen.source(c, mb)))
     fplan.interp = plan
     return fplan
+
+
+def _sub_plan(c: ThresholdCircuit, plan, mb: int):
+    """``plan`` (finished, mask_bits = LB) when ``mb`` = LB, else the finished plan of masks of
+    ``mb`` lane bits (built once per circuit, shared by the compiled and generic kernels)."""
+    if mb == plan.mask_bits:
+        return plan
+    sub = _SUBPLANS.get(c)
+    if sub is None or sub.mask_bits != mb:
+        sub = _SUBPLANS[c] = _bplan.finish(_bplan.build(c, mb))
+    return sub
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
@@ -465,7 +503,10 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
-    if plan.code is None or kind < 0:      # truth tables: the interpreted program writes planes
+    if plan.generic is not None and kind >= 0:
+        block = _generic.generic_block()
+        args = (plan.masks, plan.l1, plan.WhT, plan.sub, geom, params, table) + plan.generic
+    elif plan.code is None or kind < 0:    # truth tables: the interpreted program writes planes
         block = _bits._bs_block
         interp = plan if plan.mask_bits == _bits.LB else plan.interp
         args = interp.args() + (geom, params, table, out)
