@@ -160,7 +160,10 @@ _NS_LOWHIGH_UNIT = 0.015
 _NS_MASK_BYTE = 0.8
 _NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
 _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
-_NS_GENERIC_L2, _NS_GENERIC_L3 = 4.0, 10.0     # per padded adder input (measured below)
+# generic depth-2 kernel (circuits._kernels_generic), per padded adder input: one offset load
+# more per input than the compiled kernel and planes re-read per weight bit; measured 1.2-1.4x
+# the compiled kernel's time on W1-W3 (same process, one thread)
+_NS_GENERIC_L2, _NS_GENERIC_L3 = 5.0, 12.0
 _NS_GATE_LOOKUP = 5.0
 _L2_BYTES = 1 << 21
 # Mask table of the compiled kernel: masks of the most lane bits (<= LB) whose table fits in
