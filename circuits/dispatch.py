@@ -36,65 +36,10 @@ def _as_circuit(circuit) -> ThresholdCircuit:
                     f"{type(circuit).__name__}")
 
 
-# Working dtypes in increasing width; a circuit runs in the first one that holds +-B (see below).
-_WORK_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
-_MAX_LOW_BITS = 12          # at most 2^12 points per tile (the low block)
-_MIN_LOW_BITS = 6           # at least 2^6 points per tile, however wide layer 1 is
-_LOW_TABLE_BYTES = 1 << 19  # the (g_1, 2^L) low table P should stay L2-resident
-_TILE_BYTES = 1 << 20       # per-block byte tiles of a layer >= 3
-
-
-def work_dtype(bound: int) -> np.dtype:
-    """Narrowest integer dtype that holds every value in [-bound, bound] (int16, int32 or int64).
-
-    Examples
-    --------
-    >>> [str(work_dtype(b)) for b in (32767, 32768, 2**31 - 1, 2**31)]
-    ['int16', 'int32', 'int32', 'int64']
-    """
-    for dt in _WORK_DTYPES:
-        if bound <= np.iinfo(dt).max:
-            return dt
-    raise InvalidCircuitError(f"pre-activation bound {bound} exceeds int64; scale the weights down")
-
-
-def _low_bits(c: ThresholdCircuit, itemsize: int) -> int:
-    """Bits L of the low block: 2^L points per tile, sized so the low table stays in cache."""
-    n = c.n_inputs
-    g1 = c.layers[0].n_gates
-    wide = max([layer.n_gates for layer in c.layers[1:-1]], default=0)
-    low = min(n, _MAX_LOW_BITS)
-    while low > min(n, _MIN_LOW_BITS) and (g1 * itemsize << low > _LOW_TABLE_BYTES
-                                           or 2 * wide << low > _TILE_BYTES):
-        low -= 1
-    return low
-
-
-def _circuit_kernel_args(c: ThresholdCircuit):
-    """``(wflat, tflat, sizes, L)`` for the circuit kernels, weights cast to the working dtype.
-
-    Exactness: let B = ``c.preactivation_bound`` = max over layers and gates of
-    sum_i |w_i| + |t|.  Every number a kernel stores in the working dtype is a weight, a
-    threshold, a partial sum of one gate's weights minus (0 or) its threshold, or minus a
-    partial sum; each has magnitude <= B.  The working dtype is the narrowest of int16 / int32 /
-    int64 whose maximum is >= B, so no stored value can overflow (a circuit with B > 2^63 - 1
-    is refused when it is built).  Comparisons are integer comparisons: ties are exact.
-    """
-    wflat, tflat, sizes = c.packed()
-    dt = work_dtype(c.preactivation_bound)
-    return (np.ascontiguousarray(wflat, dtype=dt), np.ascontiguousarray(tflat, dtype=dt),
-            np.ascontiguousarray(sizes, dtype=np.int64), _low_bits(c, dt.itemsize))
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    """A read-only view, so every call hands numba the same array type (one compiled kernel)."""
-    v = a.view()
-    v.setflags(write=False)
-    return v
-
-
-def _wire_slots(sizes, first: int = 0) -> int:
-    return int(sum(int(sizes[i]) * int(sizes[i + 1]) for i in range(first, len(sizes) - 1)))
+# the low/high kernel's arguments (working dtype, low block) live in circuits._lowhigh_args
+from circuits._lowhigh_args import (_LOW_TABLE_BYTES, _MAX_LOW_BITS, _MIN_LOW_BITS,  # noqa: E402,F401
+                                    _TILE_BYTES, _WORK_DTYPES, _circuit_kernel_args, _low_bits,
+                                    _readonly, _wire_slots, work_dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,6 +71,7 @@ class KernelPlan:
     ----------
     kernel : str
         ``"fused"`` (bit-sliced, with the circuit's adder tree compiled into one loop),
+        ``"generic"`` (bit-sliced, depth 2: one compiled kernel reading the circuit as data),
         ``"bitsliced"`` (4096 points per pass as bit planes, small weights; the adder program
         interpreted op by op) or ``"lowhigh"`` (integer partial sums over a low/high split of
         the bits, any weights).
@@ -408,12 +354,16 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     counterexamples and truth tables).  The bit-sliced kernels apply when each layer-1 gate's
     partial sum over the low 12 input bits takes few enough values that its threshold masks fit
     in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
-    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the two
-    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane
-    and ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the three
+    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane,
+    ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
     one-off compile of one to a few seconds per circuit, kept in an on-disk cache: see
-    ``circuits._bitsliced_codegen``).  A cost model (mask-table build, plane operations or
-    adder inputs per 4096 points, the compile unless cached, against points times gates for
+    ``circuits._bitsliced_codegen``), and ``"generic"`` (depth-2 circuits with one output gate
+    whose column counts stay below 2^12) runs the output gate's sum as one register-resident
+    counter with the circuit as data: no per-circuit compile, compiled once per machine like the
+    other library kernels (``circuits._kernels_generic``).  A cost model (mask-table build,
+    plane operations or adder inputs per 4096 points, the compile unless cached, against
+    points times gates for
     the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
@@ -428,10 +378,10 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     Parameters
     ----------
     circuit : ThresholdCircuit
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
-        ``"auto"`` (the default) decides; the others force a kernel (``"fused"`` and
-        ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError` where they do
-        not apply).
+    kernel : {"auto", "fused", "generic", "bitsliced", "lowhigh"}
+        ``"auto"`` (the default) decides; the others force a kernel (``"fused"``,
+        ``"generic"`` and ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError`
+        where they do not apply).
 
     Returns
     -------
