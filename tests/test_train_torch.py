@@ -120,3 +120,24 @@ def test_cuda_is_refused_clearly_without_a_gpu():
         pytest.skip("a GPU is visible here")
     with pytest.raises(InvalidNetworkError, match="no CUDA device"):
         _torch.resolve_device("cuda")
+
+
+def test_e23_rows_record_the_device_that_trained(monkeypatch):
+    pytest.importorskip("torch")
+    from networks.separation.separate import Cell, run_cell
+    cell = Cell(kind="depth2", target="ip", n=3, rule="n", widths=[3], seed=0, epochs=3,
+                lr=0.02, base_seed=0)
+    monkeypatch.setenv(_torch.ENV_DEVICE, "cpu-torch")
+    tor = run_cell(cell)
+    monkeypatch.setenv(_torch.ENV_DEVICE, "cpu")
+    cpu = run_cell(cell)
+    assert tor["device"].startswith("cpu-torch") and cpu["device"] == "cpu (numba)"
+    assert abs(tor["r2_affine"] - cpu["r2_affine"]) <= 1e-4
+
+
+def test_the_e23_command_checks_its_device(tmp_path, capsys):
+    from experiments.separate import parse_args
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--device", "gpu", "--out", str(tmp_path / "out")])
+    assert exc.value.code == 2 and "--device" in capsys.readouterr().err
+    assert parse_args(["--out", str(tmp_path / "o2")]).device == "cpu"
