@@ -67,7 +67,8 @@ for i in range({calls}):
     t0 = time.perf_counter()
     r = run()
     times.append(time.perf_counter() - t0)
-served = None if mode == "yardstick" else c.kernel_plan(circ).kernel
+served = (None if mode == "yardstick" else mode if mode in ("generic", "fused", "bitsliced")
+          else c.kernel_plan(circ).kernel)
 print(json.dumps({{"times": times, "count": r[0], "index": r[1], "served": served}}))
 """
 
@@ -78,15 +79,16 @@ def _child(wid, mode, calls, cache_dir, numba_dir):
                                         "NUMBA_CACHE_DIR": numba_dir})
 
 
-def bench(wid, calls, repeats):
+def bench(wid, calls, repeats, states=tuple(STATES)):
     numba_dir = tempfile.mkdtemp(prefix="depthsep-public-numba-")
     filled = tempfile.mkdtemp(prefix="depthsep-public-filled-")
     for mode in ("fused", "generic", "bitsliced", "auto"):   # library kernels and this
         _child(wid, mode, 2, filled, numba_dir)              # circuit's kernel cached
-    rows = {(m, s): [] for s, modes in STATES.items() for m in modes}
+    plan = {s: m for s, m in STATES.items() if s in states}
+    rows = {(m, s): [] for s, modes in plan.items() for m in modes}
     load0 = _load()
     for _ in range(repeats):
-        for state, modes in STATES.items():
+        for state, modes in plan.items():
             for mode in modes:
                 if state == "cold":
                     cache = tempfile.mkdtemp(prefix="depthsep-public-cold-")
@@ -133,10 +135,14 @@ def render(res) -> str:
                   "kernel serving at the end |", "|---" * 6 + "|"]
         for state, modes in STATES.items():
             for mode in modes:
+                if f"{mode}/{state}" not in m:
+                    continue
                 v = m[f"{mode}/{state}"]
                 lines.append(f"| {mode} | {state} | {_fmt(v['first_s'])} | "
                              f"{_fmt(v['later_median_s'])} | {_fmt(v['total_s'])} | "
                              f"{', '.join(v['served']) or '–'} |")
+        if not all(f"{x}/{s}" in m for s in ("cached", "absent") for x in ("auto", "fused")):
+            continue
         auto = _med(m["auto/cached"]["later_median_s"])
         auto_abs = _med(m["auto/absent"]["later_median_s"])
         fused = _med(m["fused/cached"]["later_median_s"])
@@ -149,11 +155,15 @@ def render(res) -> str:
                   f"(absent: {auto_abs / fused:.2f}); generic kernel-only {gen * 1e3:.3g} ms "
                   f"(generic / fused = {gen / fused:.2f}); yardstick {yard * 1e3:.3g} ms: "
                   f"**{yard / auto:.2f}×** auto (absent: {yard / auto_abs:.2f}×); before "
-                  f"(auto_before) {before * 1e3:.3g} ms: {before / auto:.2f}× auto.",
-                  f"First call: auto cold {_med(m['auto/cold']['first_s']):.3g} s vs before "
-                  f"{_med(m['auto_before/cold']['first_s']):.3g} s; warm numba cache "
+                  f"(auto_before) {before * 1e3:.3g} ms: {before / auto:.2f}× auto."]
+        if "auto/cold" in m:
+            lines.append(f"First call: auto cold {_med(m['auto/cold']['first_s']):.3g} s vs "
+                         f"before {_med(m['auto_before/cold']['first_s']):.3g} s.")
+        lines += [f"First call, warm numba cache: kernel cache absent "
                   f"{_med(m['auto/absent']['first_s']) * 1e3:.3g} ms vs before "
-                  f"{_med(m['auto_before/absent']['first_s']) * 1e3:.3g} ms.", ""]
+                  f"{_med(m['auto_before/absent']['first_s']) * 1e3:.3g} ms; cached "
+                  f"{_med(m['auto/cached']['first_s']) * 1e3:.3g} ms vs before "
+                  f"{_med(m['auto_before/cached']['first_s']) * 1e3:.3g} ms.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -163,6 +173,8 @@ def main(argv=None) -> int:
     p.add_argument("--workload", default="W1,W3")
     p.add_argument("--calls", type=int, default=30)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--states", default="cold,absent,cached",
+                   help="cache states to run (comma-separated subset of cold,absent,cached)")
     p.add_argument("--out", default=str(HERE / "results_public_path"))
     args = p.parse_args(argv)
     if args.repeats < 3:
@@ -173,7 +185,10 @@ def main(argv=None) -> int:
         argv if argv is not None else sys.argv[1:]), "machine": _common.machine_info(),
         "repeats": args.repeats, "calls": args.calls, "rows": []}
     for wid in [w.strip() for w in args.workload.split(",") if w.strip()]:
-        res["rows"].append(bench(wid, args.calls, args.repeats))
+        states = tuple(x.strip() for x in args.states.split(",") if x.strip())
+        if not states or set(states) - set(STATES):
+            p.error(f"--states must name some of {', '.join(STATES)}")
+        res["rows"].append(bench(wid, args.calls, args.repeats, states))
         print(f"{wid} done (load {_load():.1f})", file=sys.stderr)
     text = render(res)
     _common.write_results(args.out, res, text)

@@ -48,7 +48,7 @@ from circuits._kernels_bitsliced import (LANES, LB, NW, ONES, _bs_start, _bs_sub
                                          _bs_tables, _bs_target, _range_word)
 from circuits._simd import VW, vand, vcarry, vload, vor, vpop, vsplat, vsum3, vxor
 
-__all__ = ["MAX_COUNTER_BITS", "generic_data", "generic_block", "padded_inputs"]
+__all__ = ["MAX_COUNTER_BITS", "generic_data", "generic_block", "loaded", "padded_inputs"]
 
 MAX_COUNTER_BITS = 12       # ones, twos, fours, eights and h0 .. h7
 _PAD = 4                    # columns padded to a multiple of this many planes
@@ -317,6 +317,11 @@ _RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
 _SIG = (_RO_U64, _RO_I64_2, _RO_I64_2, _RO_I64_2, types.int64[::1], _RO_I64_1, _RO_U8,
         _RO_I64_1, _RO_I64_1, _RO_I64_1, types.int64, types.int64)
 _LOCK = threading.Lock()
+
+
+def loaded() -> bool:
+    """Whether this process has loaded (or compiled) the generic kernel."""
+    return bool(not numba.config.DISABLE_JIT and _generic_block.signatures)
 
 
 def generic_block():
