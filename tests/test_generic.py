@@ -207,3 +207,24 @@ def test_auto_serves_w1_style_circuits_on_the_generic_kernel(tmp_path, monkeypat
     assert p.kernel == "generic", p.reason
     assert "generic depth-2" in p.reason
     assert c.count_ones(circ) == c.count_ones(circ, kernel="lowhigh")
+
+
+@needs_jit
+def test_a_cached_circuit_kernel_replaces_the_generic_one_in_a_fresh_process(tmp_path,
+                                                                             monkeypatch):
+    """With the circuit's compiled kernel on disk, a process that has not loaded the generic
+    kernel loads the compiled one instead (either way one cache load); once the generic kernel
+    is loaded, the load of a compiled kernel must be repaid as before."""
+    monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
+    from benchmarks.bench_circuits import w1_circuit
+    from circuits import _bitsliced_codegen as cg
+    circ = w1_circuit(20, 64, seed=13)
+    assert c.kernel_plan(circ).kernel == "generic"
+    want = c.count_ones(circ, kernel="fused")            # compiled and cached on disk
+    cg._LOADED.pop(dispatch._FACTS[circ][0])             # as in a later process: "cached"
+    monkeypatch.setattr(gen, "loaded", lambda: True)
+    assert c.kernel_plan(circ).kernel == "generic"
+    monkeypatch.setattr(gen, "loaded", lambda: False)
+    p = c.kernel_plan(circ)
+    assert p.kernel == "fused" and "replaces the generic kernel's" in p.reason
+    assert c.count_ones(circ) == want == c.count_ones(circ, kernel="lowhigh")
