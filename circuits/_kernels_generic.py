@@ -114,7 +114,7 @@ def _ld(masks, offs, i, row, w):
     return vload(masks, np.uint64(offs[row + i]) + w)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _ripple(c, nh, h0, h1, h2, h3, h4, h5, h6, h7):
     """Add the plane ``c`` (weight 16) to the high counter bits h0 .. h_{nh-1} with half
     adders; a carry out of h_{nh-1} is zero (module docstring) and is dropped."""
