@@ -111,6 +111,10 @@ _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
 # the compiled kernel's time on W1-W3 (same process, one thread)
 _NS_GENERIC_L2, _NS_GENERIC_L3 = 5.0, 12.0
 _NS_GATE_LOOKUP = 5.0
+# masks of fewer lanes: the sub-plane offsets come from one vectorised loop per plane
+# (_bits._bs_suboffsets), per gate and sub-plane; fitted so that W2 (9-bit masks, 245 layer-1
+# planes) predicts the compiled kernel's measured one-thread time (35-37 ms) instead of 5x it
+_NS_SUB_LOOKUP = 0.5
 _L2_BYTES = 1 << 21
 # Mask table of the compiled kernel: masks of the most lane bits (<= LB) whose table fits in
 # one core's L2 (1 MiB on the benchmark machine), at least _MIN_FUSED_MASK_BITS (masks of 8
@@ -235,7 +239,8 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
     key, inputs, mb, fused_bytes, gdata = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
     per_input = _NS_FUSED_L2 if fused_bytes <= _L2_BYTES else _NS_FUSED_L3
-    lookups = n_planes * _NS_GATE_LOOKUP * plan.n_l1 * (1 << (_bits.LB - mb))
+    n_sub = 1 << (_bits.LB - mb)
+    lookups = n_planes * plan.n_l1 * (_NS_GATE_LOOKUP if n_sub == 1 else _NS_SUB_LOOKUP * n_sub)
     est_fused = _NS_MASK_BYTE * fused_bytes + n_planes * inputs * per_input + lookups
     generic_ok = not isinstance(gdata, str)
     if generic_ok:
