@@ -1,23 +1,23 @@
-"""The public counting path with ``kernel="auto"`` on repeated calls (issue 23).
+"""P1: the public counting path in a fresh process, first call and repeat calls.
 
 ``count_disagreements(circuit, target)`` called ``--calls`` times on one circuit in a fresh
-process (a child), per mode, with the circuit's compiled kernel absent from the on-disk cache
-(a fresh ``DEPTHSEP_CACHE_DIR``) or already cached (a directory filled by an earlier process);
-the library's own kernels come from numba's cache in both.  Modes:
+process (a child), per mode and cache state.  Modes:
 
-* ``auto``: the default: the foreground rent-or-buy rule (compile or load the circuit's kernel
-  once the predicted time saved by the calls so far covers the setup);
-* ``auto_background``: ``auto`` compiling (or loading) the kernel in a background thread from
-  the second call (first, if cached) while the interpreted kernel serves
-  (``dispatch._BACKGROUND = True``; measured worse, so off by default);
-* ``auto_before``: ``auto`` with neither (the behaviour before this change: compile only if one
-  call repays it);
-* ``bitsliced`` and ``fused``: the kernel forced (``fused`` compiles or loads on the first call).
+* ``auto``: the default kernel choice (``kernel="auto"``);
+* ``auto_before``: ``auto`` with the generic depth-2 kernel switched off
+  (``circuits._kernels_generic.generic_data`` refuses every circuit): the choice before it
+  existed, the same-run baseline for "not slower than before";
+* ``generic``, ``fused``, ``bitsliced``: the kernel forced (``fused`` compiles, or loads from the
+  kernel cache, the circuit's own kernel on the first call);
+* ``yardstick``: the yardstick-style baseline of ``benchmarks/_yardstick.py`` (a plain numba
+  low/high kernel; its numba compile is in its first call).
 
-Per mode: the first call, the median of the later calls, the total of all calls, and the call
-after which the compiled kernel served.  Kernel-only figures (the two kernels forced, warm:
-median of calls 2..K of ``fused`` and ``bitsliced``) come from the same children.  Modes are
-interleaved (child A B C ... per repeat).
+Cache states: ``cold`` (empty ``NUMBA_CACHE_DIR`` and ``DEPTHSEP_CACHE_DIR``: the library's
+kernels compile in the first call, as on a new machine; ``auto`` and ``auto_before`` only),
+``absent`` (numba's cache of the library kernels warm, no compiled kernel of this circuit) and
+``cached`` (both warm; the yardstick runs here).  Per mode: the first call, the median of the
+later calls and the total.  Children are interleaved (A B C ... per repeat).  Counts and first
+counterexamples must agree across all children, or the script fails.
 
 Usage::
 
@@ -38,28 +38,38 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_bitsliced import _load  # noqa: E402
 
-MODES = ("auto", "auto_background", "auto_before", "bitsliced", "fused")
+MODES = ("auto", "auto_before", "generic", "fused", "bitsliced", "yardstick")
+STATES = {"cold": ("auto", "auto_before"),
+          "absent": ("auto", "auto_before", "generic", "fused", "bitsliced"),
+          "cached": MODES}
 
 _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 import circuits as c
-from circuits import dispatch as d, _bitsliced_codegen as cg
+from circuits import dispatch as d, _kernels_generic as g
 from benchmarks.bench_fused import _circuit
 circ, target = _circuit({wid!r})
 mode = {mode!r}
-d._BACKGROUND = mode == "auto_background"
 if mode == "auto_before":
-    d._repeat_choice = lambda *a: (False, "")
-kernel = mode if mode in ("bitsliced", "fused") else "auto"
-times, served = [], None
+    g.generic_data = lambda *a: "switched off (benchmark baseline)"
+if mode == "yardstick":
+    from benchmarks._yardstick import Yardstick
+    y = Yardstick(circ, circ.n_inputs // 2 if target == "ip" else 0)
+    run = lambda: (y(), None)
+else:
+    kernel = mode if mode in ("generic", "fused", "bitsliced") else "auto"
+    def run():
+        r = c.count_disagreements(circ, target, kernel=kernel)
+        return r.count, r.index
+times = []
 for i in range({calls}):
     t0 = time.perf_counter()
-    r = c.count_disagreements(circ, target, kernel=kernel)
+    r = run()
     times.append(time.perf_counter() - t0)
-    if served is None and d._FUSED.get(circ) is not None and cg.state(d._FACTS[circ][0]) == "loaded":
-        served = i + 1                   # this call ran (or prepared) the compiled kernel
-print(json.dumps({{"times": times, "served": served, "count": r.count, "index": r.index}}))
+served = (None if mode == "yardstick" else mode if mode in ("generic", "fused", "bitsliced")
+          else c.kernel_plan(circ).kernel)
+print(json.dumps({{"times": times, "count": r[0], "index": r[1], "served": served}}))
 """
 
 
@@ -69,29 +79,38 @@ def _child(wid, mode, calls, cache_dir, numba_dir):
                                         "NUMBA_CACHE_DIR": numba_dir})
 
 
-def bench(wid, calls, repeats):
-    from circuits._jit import numba_cache_root
-    numba_dir = str(numba_cache_root())
+def bench(wid, calls, repeats, states=tuple(STATES)):
+    numba_dir = tempfile.mkdtemp(prefix="depthsep-public-numba-")
     filled = tempfile.mkdtemp(prefix="depthsep-public-filled-")
-    _child(wid, "fused", 3, filled, numba_dir)         # library kernels warm; this kernel cached
-    rows = {(m, s): [] for m in MODES for s in ("absent", "cached")}
+    for mode in ("fused", "generic", "bitsliced", "auto"):   # library kernels and this
+        _child(wid, mode, 2, filled, numba_dir)              # circuit's kernel cached
+    plan = {s: m for s, m in STATES.items() if s in states}
+    rows = {(m, s): [] for s, modes in plan.items() for m in modes}
     load0 = _load()
     for _ in range(repeats):
-        for state in ("absent", "cached"):
-            for mode in MODES:
-                d = tempfile.mkdtemp(prefix="depthsep-public-") if state == "absent" else filled
-                rows[mode, state].append(_child(wid, mode, calls, d, numba_dir))
-    results = {(r["count"], r["index"]) for v in rows.values() for r in v}
-    if len(results) != 1:
-        raise AssertionError(f"{wid}: modes disagree: {results}")
-    out = {"id": wid, "calls": calls, "load_before": load0, "load_after": _load(), "modes": {}}
+        for state, modes in plan.items():
+            for mode in modes:
+                if state == "cold":
+                    cache = tempfile.mkdtemp(prefix="depthsep-public-cold-")
+                    ndir = tempfile.mkdtemp(prefix="depthsep-public-cold-numba-")
+                else:
+                    cache = (tempfile.mkdtemp(prefix="depthsep-public-") if state == "absent"
+                             else filled)
+                    ndir = numba_dir
+                rows[mode, state].append(_child(wid, mode, calls, cache, ndir))
+                print(f"  {wid} {state} {mode} (load {_load():.1f})", file=sys.stderr)
+    counts = {r["count"] for v in rows.values() for r in v}
+    index = {r["index"] for v in rows.values() for r in v if r["index"] is not None}
+    if len(counts) != 1 or len(index) != 1:
+        raise AssertionError(f"{wid}: modes disagree: {counts}, {index}")
+    out = {"id": wid, "calls": calls, "load_before": load0, "load_after": _load(),
+           "count": counts.pop(), "modes": {}}
     for (mode, state), runs in rows.items():
-        first = [r["times"][0] for r in runs]
-        later = [statistics.median(r["times"][1:]) for r in runs]
-        total = [sum(r["times"]) for r in runs]
         out["modes"][f"{mode}/{state}"] = {
-            "first_s": first, "later_median_s": later, "total_s": total,
-            "served_after_call": [r["served"] for r in runs]}
+            "first_s": [r["times"][0] for r in runs],
+            "later_median_s": [statistics.median(r["times"][1:]) for r in runs],
+            "total_s": [sum(r["times"]) for r in runs],
+            "served": sorted({r["served"] for r in runs if r["served"]})}
     return out
 
 
@@ -104,28 +123,47 @@ def _fmt(v):
 
 
 def render(res) -> str:
-    lines = ["# Public counting path, repeated calls (`kernel=\"auto\"`)", "",
+    lines = ["# Public counting path (P1): first call and repeat calls in a fresh process", "",
              f"Command: `{res['command']}`  ", f"Machine: {res['machine'].get('cpu', '')}  ",
              f"{res['repeats']} children per mode and cache state, interleaved; median [min–max] "
              f"over children; calls per child: {res['calls']}.", ""]
     for r in res["rows"]:
         m = r["modes"]
-        lines += [f"## {r['id']} (load {r['load_before']:.1f}/{r['load_after']:.1f})", "",
-                  "| mode | kernel cache | first call | later calls (median) | all calls | "
-                  "vs bitsliced (all calls) | compiled kernel from call |", "|---" * 7 + "|"]
-        for state in ("absent", "cached"):
-            base = _med(m[f"bitsliced/{state}"]["total_s"])
-            for mode in MODES:
+        lines += [f"## {r['id']} (load {r['load_before']:.1f} before / {r['load_after']:.1f} "
+                  f"after; count {r['count']})", "",
+                  "| mode | cache | first call | later calls (median) | all calls | "
+                  "kernel serving at the end |", "|---" * 6 + "|"]
+        for state, modes in STATES.items():
+            for mode in modes:
+                if f"{mode}/{state}" not in m:
+                    continue
                 v = m[f"{mode}/{state}"]
-                served = sorted({s for s in v["served_after_call"] if s is not None}) or ["–"]
                 lines.append(f"| {mode} | {state} | {_fmt(v['first_s'])} | "
                              f"{_fmt(v['later_median_s'])} | {_fmt(v['total_s'])} | "
-                             f"{base / _med(v['total_s']):.2f}× | "
-                             f"{', '.join(str(s) for s in served)} |")
-        fk = _med(m["fused/cached"]["later_median_s"])
-        bk = _med(m["bitsliced/cached"]["later_median_s"])
-        lines += ["", f"Kernel-only (forced, warm, later calls): fused {fk * 1e3:.3g} ms, "
-                  f"bitsliced {bk * 1e3:.3g} ms ({bk / fk:.2f}×).", ""]
+                             f"{', '.join(v['served']) or '–'} |")
+        if not all(f"{x}/{s}" in m for s in ("cached", "absent") for x in ("auto", "fused")):
+            continue
+        auto = _med(m["auto/cached"]["later_median_s"])
+        auto_abs = _med(m["auto/absent"]["later_median_s"])
+        fused = _med(m["fused/cached"]["later_median_s"])
+        gen = _med(m["generic/cached"]["later_median_s"])
+        yard = _med(m["yardstick/cached"]["later_median_s"])
+        before = _med(m["auto_before/cached"]["later_median_s"])
+        lines += ["", f"Repeat calls (medians): auto {auto * 1e3:.3g} ms (kernel cache absent: "
+                  f"{auto_abs * 1e3:.3g} ms); best compiled kernel (fused, forced) "
+                  f"{fused * 1e3:.3g} ms: auto / fused = {auto / fused:.2f} "
+                  f"(absent: {auto_abs / fused:.2f}); generic kernel-only {gen * 1e3:.3g} ms "
+                  f"(generic / fused = {gen / fused:.2f}); yardstick {yard * 1e3:.3g} ms: "
+                  f"**{yard / auto:.2f}×** auto (absent: {yard / auto_abs:.2f}×); before "
+                  f"(auto_before) {before * 1e3:.3g} ms: {before / auto:.2f}× auto."]
+        if "auto/cold" in m:
+            lines.append(f"First call: auto cold {_med(m['auto/cold']['first_s']):.3g} s vs "
+                         f"before {_med(m['auto_before/cold']['first_s']):.3g} s.")
+        lines += [f"First call, warm numba cache: kernel cache absent "
+                  f"{_med(m['auto/absent']['first_s']) * 1e3:.3g} ms vs before "
+                  f"{_med(m['auto_before/absent']['first_s']) * 1e3:.3g} ms; cached "
+                  f"{_med(m['auto/cached']['first_s']) * 1e3:.3g} ms vs before "
+                  f"{_med(m['auto_before/cached']['first_s']) * 1e3:.3g} ms.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -135,15 +173,22 @@ def main(argv=None) -> int:
     p.add_argument("--workload", default="W1,W3")
     p.add_argument("--calls", type=int, default=30)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--states", default="cold,absent,cached",
+                   help="cache states to run (comma-separated subset of cold,absent,cached)")
     p.add_argument("--out", default=str(HERE / "results_public_path"))
     args = p.parse_args(argv)
     if args.repeats < 3:
         p.error("--repeats must be >= 3")
+    if args.calls < 3:
+        p.error("--calls must be >= 3")
     res = {"command": "python benchmarks/bench_public_path.py " + " ".join(
         argv if argv is not None else sys.argv[1:]), "machine": _common.machine_info(),
         "repeats": args.repeats, "calls": args.calls, "rows": []}
     for wid in [w.strip() for w in args.workload.split(",") if w.strip()]:
-        res["rows"].append(bench(wid, args.calls, args.repeats))
+        states = tuple(x.strip() for x in args.states.split(",") if x.strip())
+        if not states or set(states) - set(STATES):
+            p.error(f"--states must name some of {', '.join(STATES)}")
+        res["rows"].append(bench(wid, args.calls, args.repeats, states))
         print(f"{wid} done (load {_load():.1f})", file=sys.stderr)
     text = render(res)
     _common.write_results(args.out, res, text)

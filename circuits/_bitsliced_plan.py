@@ -26,7 +26,7 @@ class Plan:
     """Flat arrays for :func:`_bs_block` (picklable, no numba objects)."""
 
     __slots__ = ("masks", "l1", "WhT", "sub", "mask_bits", "ops", "sidx", "prog", "n_inputs",
-                 "mask_bytes", "n_ops", "n_l1", "pending", "code", "interp")
+                 "mask_bytes", "n_ops", "n_l1", "pending", "code", "interp", "generic")
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}
@@ -48,6 +48,14 @@ class Plan:
         for k in self.__slots__:
             setattr(other, k, getattr(self, k))
         other.code = code
+        other.generic = None
+        return other
+
+    def with_generic(self, data):
+        """The same plan run by the generic depth-2 kernel (``circuits._kernels_generic``;
+        ``data`` = its ``(inp, cstart, spec)``).  Arrays are shared, not copied."""
+        other = self.with_code(None)
+        other.generic = data
         return other
 
 
@@ -314,6 +322,7 @@ def build(circuit, mask_bits=LB):
     plan = Plan()
     plan.code = None
     plan.interp = None
+    plan.generic = None
     plan.mask_bits = mask_bits
     plan.sub = _readonly(sub)
     plan.mask_bytes = n_masks * mw * 8

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
-from circuits import _kernels_bitsliced as _bits
+from circuits import _kernels_bitsliced as _bits, _kernels_generic as _generic
 from circuits.threshold import ThresholdCircuit
 from circuits.utils.errors import InvalidCircuitError
 
@@ -36,72 +36,17 @@ def _as_circuit(circuit) -> ThresholdCircuit:
                     f"{type(circuit).__name__}")
 
 
-# Working dtypes in increasing width; a circuit runs in the first one that holds +-B (see below).
-_WORK_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
-_MAX_LOW_BITS = 12          # at most 2^12 points per tile (the low block)
-_MIN_LOW_BITS = 6           # at least 2^6 points per tile, however wide layer 1 is
-_LOW_TABLE_BYTES = 1 << 19  # the (g_1, 2^L) low table P should stay L2-resident
-_TILE_BYTES = 1 << 20       # per-block byte tiles of a layer >= 3
-
-
-def work_dtype(bound: int) -> np.dtype:
-    """Narrowest integer dtype that holds every value in [-bound, bound] (int16, int32 or int64).
-
-    Examples
-    --------
-    >>> [str(work_dtype(b)) for b in (32767, 32768, 2**31 - 1, 2**31)]
-    ['int16', 'int32', 'int32', 'int64']
-    """
-    for dt in _WORK_DTYPES:
-        if bound <= np.iinfo(dt).max:
-            return dt
-    raise InvalidCircuitError(f"pre-activation bound {bound} exceeds int64; scale the weights down")
-
-
-def _low_bits(c: ThresholdCircuit, itemsize: int) -> int:
-    """Bits L of the low block: 2^L points per tile, sized so the low table stays in cache."""
-    n = c.n_inputs
-    g1 = c.layers[0].n_gates
-    wide = max([layer.n_gates for layer in c.layers[1:-1]], default=0)
-    low = min(n, _MAX_LOW_BITS)
-    while low > min(n, _MIN_LOW_BITS) and (g1 * itemsize << low > _LOW_TABLE_BYTES
-                                           or 2 * wide << low > _TILE_BYTES):
-        low -= 1
-    return low
-
-
-def _circuit_kernel_args(c: ThresholdCircuit):
-    """``(wflat, tflat, sizes, L)`` for the circuit kernels, weights cast to the working dtype.
-
-    Exactness: let B = ``c.preactivation_bound`` = max over layers and gates of
-    sum_i |w_i| + |t|.  Every number a kernel stores in the working dtype is a weight, a
-    threshold, a partial sum of one gate's weights minus (0 or) its threshold, or minus a
-    partial sum; each has magnitude <= B.  The working dtype is the narrowest of int16 / int32 /
-    int64 whose maximum is >= B, so no stored value can overflow (a circuit with B > 2^63 - 1
-    is refused when it is built).  Comparisons are integer comparisons: ties are exact.
-    """
-    wflat, tflat, sizes = c.packed()
-    dt = work_dtype(c.preactivation_bound)
-    return (np.ascontiguousarray(wflat, dtype=dt), np.ascontiguousarray(tflat, dtype=dt),
-            np.ascontiguousarray(sizes, dtype=np.int64), _low_bits(c, dt.itemsize))
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    """A read-only view, so every call hands numba the same array type (one compiled kernel)."""
-    v = a.view()
-    v.setflags(write=False)
-    return v
-
-
-def _wire_slots(sizes, first: int = 0) -> int:
-    return int(sum(int(sizes[i]) * int(sizes[i + 1]) for i in range(first, len(sizes) - 1)))
+# the low/high kernel's arguments (working dtype, low block) live in circuits._lowhigh_args
+from circuits._lowhigh_args import (_LOW_TABLE_BYTES, _MAX_LOW_BITS, _MIN_LOW_BITS,  # noqa: E402,F401
+                                    _TILE_BYTES, _WORK_DTYPES, _circuit_kernel_args, _low_bits,
+                                    _readonly, _wire_slots, work_dtype)
 
 
 # ---------------------------------------------------------------------------------------------
 # Kernel choice: the bit-sliced kernel (circuits._kernels_bitsliced) or the low/high kernel.
 # ---------------------------------------------------------------------------------------------
 
-KERNELS = ("auto", "fused", "bitsliced", "lowhigh")
+KERNELS = ("auto", "fused", "generic", "bitsliced", "lowhigh")
 _MAX_MASK_BYTES = 1 << 23   # layer-1 mask table of the bit-sliced kernel: at most 8 MiB
 # Bit-sliced slices below this many plane-op words (about 1-2 ms of one core) run serially.
 # With a thread pool created per call the limit had to be 2^25 (W1 on 2 threads 6.4 -> 5.3 ms
@@ -126,6 +71,7 @@ class KernelPlan:
     ----------
     kernel : str
         ``"fused"`` (bit-sliced, with the circuit's adder tree compiled into one loop),
+        ``"generic"`` (bit-sliced, depth 2: one compiled kernel reading the circuit as data),
         ``"bitsliced"`` (4096 points per pass as bit planes, small weights; the adder program
         interpreted op by op) or ``"lowhigh"`` (integer partial sums over a low/high split of
         the bits, any weights).
@@ -160,7 +106,15 @@ _NS_LOWHIGH_UNIT = 0.015
 _NS_MASK_BYTE = 0.8
 _NS_OP_L2, _NS_OP_L3 = 38.0, 53.0
 _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
+# generic depth-2 kernel (circuits._kernels_generic), per padded adder input: one offset load
+# more per input than the compiled kernel and planes re-read per weight bit; measured 1.2-1.4x
+# the compiled kernel's time on W1-W3 (same process, one thread)
+_NS_GENERIC_L2, _NS_GENERIC_L3 = 5.0, 12.0
 _NS_GATE_LOOKUP = 5.0
+# masks of fewer lanes: the sub-plane offsets come from one vectorised loop per plane
+# (_bits._bs_suboffsets), per gate and sub-plane; fitted so that W2 (9-bit masks, 245 layer-1
+# planes) predicts the compiled kernel's measured one-thread time (35-37 ms) instead of 5x it
+_NS_SUB_LOOKUP = 0.5
 _L2_BYTES = 1 << 21
 # Mask table of the compiled kernel: masks of the most lane bits (<= LB) whose table fits in
 # one core's L2 (1 MiB on the benchmark machine), at least _MIN_FUSED_MASK_BITS (masks of 8
@@ -174,7 +128,9 @@ _FUSED_MASK_BITS = None
 
 _PLANS = weakref.WeakKeyDictionary()   # circuit -> finished bit-sliced plan (circuits are immutable)
 _FUSED = weakref.WeakKeyDictionary()   # circuit -> the same plan with its compiled kernel's source
-_FACTS = weakref.WeakKeyDictionary()   # circuit -> (compiled kernel's key, its adder inputs)
+_FACTS = weakref.WeakKeyDictionary()   # circuit -> (compiled kernel's key, its adder inputs, ...)
+_GENERIC = weakref.WeakKeyDictionary()  # circuit -> its plan for the generic depth-2 kernel
+_SUBPLANS = weakref.WeakKeyDictionary()  # circuit -> finished plan of masks of fewer lanes
 
 
 def _estimates(c: ThresholdCircuit, plan) -> tuple:
@@ -269,7 +225,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
                    f"{_MAX_MASK_BYTES} (partial sums over the low {min(c.n_inputs, _bits.LB)} "
                    f"bits take too many values: weights too large)")
     if why_not is not None:
-        if kernel in ("bitsliced", "fused"):
+        if kernel in ("bitsliced", "fused", "generic"):
             raise InvalidCircuitError(f"kernel={kernel!r} does not apply: {why_not}; use "
                                       f"kernel='auto' or 'lowhigh'")
         return (KernelPlan("lowhigh", why_not, plan.mask_bytes if plan else 0),
@@ -277,40 +233,64 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
     est_bits, est_low = _estimates(c, plan)
     if c not in _FACTS:                 # a hash of every weight: once per circuit object
         mb = _fused_mask_bits(c)
+        gdata = _generic.generic_data(c, plan.n_l1)
         _FACTS[c] = (_codegen.circuit_key(c, mb), _codegen.input_planes(c), mb,
-                     _bplan.mask_table_bytes(c, mb))
-    key, inputs, mb, fused_bytes = _FACTS[c]
+                     _bplan.mask_table_bytes(c, mb), gdata)
+    key, inputs, mb, fused_bytes, gdata = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
     per_input = _NS_FUSED_L2 if fused_bytes <= _L2_BYTES else _NS_FUSED_L3
-    est_fused = (_NS_MASK_BYTE * fused_bytes
-                 + n_planes * (inputs * per_input
-                               + _NS_GATE_LOOKUP * plan.n_l1 * (1 << (_bits.LB - mb))))
+    n_sub = 1 << (_bits.LB - mb)
+    lookups = n_planes * plan.n_l1 * (_NS_GATE_LOOKUP if n_sub == 1 else _NS_SUB_LOOKUP * n_sub)
+    est_fused = _NS_MASK_BYTE * fused_bytes + n_planes * inputs * per_input + lookups
+    generic_ok = not isinstance(gdata, str)
+    if generic_ok:
+        g_in = int(gdata[1][-1])
+        per_g = _NS_GENERIC_L2 if fused_bytes <= _L2_BYTES else _NS_GENERIC_L3
+        est_gen = _NS_MASK_BYTE * fused_bytes + n_planes * g_in * per_g + lookups
+    else:
+        est_gen = float("inf")
     state = _codegen.state(key)
     setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
              "absent": _codegen.compile_seconds_estimate(inputs)}[state]
-    compile_ns = setup * 1e9
     setup_txt = {"loaded": "compiled in this process",
                  "cached": f"~{setup:.2g} s to load from the kernel cache",
                  "absent": f"~{setup:.2g} s to compile"}[state]
+    if state == "cached" and generic_ok and not _generic.loaded():
+        # a process that has not loaded the generic kernel pays a cache load either way: the
+        # circuit's own (faster) kernel costs no more than the generic one
+        setup = 0.0
+        setup_txt = "its load from the kernel cache replaces the generic kernel's"
+    compile_ns = setup * 1e9
     sub_txt = "" if mb == _bits.LB else f" (masks of {1 << mb} lanes: {fused_bytes} bytes)"
+    gen_txt = (f"{est_gen / 1e6:.3g} ms generic depth-2" if generic_ok
+               else f"no generic kernel ({gdata})")
     figures = (f"layer-1 mask table {plan.mask_bytes} bytes, {plan.n_ops} plane ops or "
                f"{inputs} compiled adder inputs{sub_txt} per {_bits.LANES} points; estimated "
-               f"{est_bits / 1e6:.3g} ms bit-sliced, {est_fused / 1e6:.3g} ms compiled "
-               f"({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
+               f"{est_bits / 1e6:.3g} ms bit-sliced, {gen_txt}, {est_fused / 1e6:.3g} ms "
+               f"compiled ({setup_txt}), {est_low / 1e6:.3g} ms low/high on one core")
     fused = kernel == "fused"
-    if kernel in ("bitsliced", "fused"):
+    generic = kernel == "generic"
+    if kernel == "generic" and not generic_ok:
+        raise InvalidCircuitError(f"kernel='generic' does not apply: {gdata}; use "
+                                  f"kernel='auto', 'fused' or 'bitsliced'")
+    # the best kernel that needs no per-circuit compile: generic where it applies
+    est_now = min(est_bits, est_gen)
+    if kernel in ("bitsliced", "fused", "generic"):
         reason = f"requested with kernel={kernel!r}; " + figures
-    elif min(est_bits, est_fused + compile_ns) < est_low:
-        fused = est_fused + compile_ns < est_bits
+    elif min(est_now, est_fused + compile_ns) < est_low:
+        fused = est_fused + compile_ns < est_now
+        generic = not fused and est_gen <= est_bits
         reason = figures
         if fused and state != "loaded" and _codegen.budget_left() <= 0:
             fused = False
+            generic = est_gen <= est_bits
             reason += (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
                        f"compiled kernels (their memory is never freed)")
         elif (not fused and counting and state != "loaded"
               and inputs <= _codegen.MAX_INPUTS and not numba_disabled()):
-            fused, note = _repeat_choice(key, c, mb, state, est_bits - est_fused, compile_ns)
+            fused, note = _repeat_choice(key, c, mb, state, est_now - est_fused, compile_ns)
             reason += note
+            generic = generic and not fused
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
                            plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
@@ -320,6 +300,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
                                       f"{_codegen.MAX_INPUTS} (compile time); use "
                                       f"kernel='bitsliced'")
         fused = False
+        generic = generic_ok and est_gen <= est_bits
     if finish and plan.masks is None:
         plan = _bplan.finish(plan)
         _PLANS[c] = plan
@@ -330,6 +311,13 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             plan = _FUSED[c]
             _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
         return KernelPlan("fused", reason, fused_bytes, plan.n_ops, inputs), plan
+    if generic:
+        if finish:
+            if c not in _GENERIC:
+                _GENERIC[c] = _sub_plan(c, plan, mb).with_generic(gdata)
+                _GENERIC[c].interp = plan
+            plan = _GENERIC[c]
+        return KernelPlan("generic", reason, fused_bytes, plan.n_ops, inputs), plan
     return KernelPlan("bitsliced", reason, plan.mask_bytes, plan.n_ops, inputs), plan
 
 
@@ -353,11 +341,20 @@ def _fused_plan(c: ThresholdCircuit, plan, key: str, mb: int):
     """The compiled kernel's plan: ``plan`` (finished, mask_bits = LB) with the kernel's source,
     or, for masks of ``mb`` < LB lane bits, a plan of its own whose ``interp`` is ``plan``
     (truth tables run the interpreted program)."""
-    if mb == plan.mask_bits:
-        return plan.with_code((key, _codegen.source(c, mb)))
-    fplan = _bplan.finish(_bplan.build(c, mb)).with_code((key, _codegen.source(c, mb)))
+    fplan = _sub_plan(c, plan, mb).with_code((key, _codegen.source(c, mb)))
     fplan.interp = plan
     return fplan
+
+
+def _sub_plan(c: ThresholdCircuit, plan, mb: int):
+    """``plan`` (finished, mask_bits = LB) when ``mb`` = LB, else the finished plan of masks of
+    ``mb`` lane bits (built once per circuit, shared by the compiled and generic kernels)."""
+    if mb == plan.mask_bits:
+        return plan
+    sub = _SUBPLANS.get(c)
+    if sub is None or sub.mask_bits != mb:
+        sub = _SUBPLANS[c] = _bplan.finish(_bplan.build(c, mb))
+    return sub
 
 
 def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
@@ -367,12 +364,16 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     counterexamples and truth tables).  The bit-sliced kernels apply when each layer-1 gate's
     partial sum over the low 12 input bits takes few enough values that its threshold masks fit
     in 8 MiB (together, over all layer-1 gates and their complements) and every gate has
-    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the two
-    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane
-    and ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
+    sum |w| < 2^61; otherwise (large weights) the low/high integer kernel runs.  Of the three
+    bit-sliced kernels, ``"bitsliced"`` interprets the circuit's adder program plane by plane,
+    ``"fused"`` compiles the circuit's adder tree into one loop (about 2x faster, after a
     one-off compile of one to a few seconds per circuit, kept in an on-disk cache: see
-    ``circuits._bitsliced_codegen``).  A cost model (mask-table build, plane operations or
-    adder inputs per 4096 points, the compile unless cached, against points times gates for
+    ``circuits._bitsliced_codegen``), and ``"generic"`` (depth-2 circuits with one output gate
+    whose column counts stay below 2^12) runs the output gate's sum as one register-resident
+    counter with the circuit as data: no per-circuit compile, compiled once per machine like the
+    other library kernels (``circuits._kernels_generic``).  A cost model (mask-table build,
+    plane operations or adder inputs per 4096 points, the compile unless cached, against
+    points times gates for
     the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
@@ -387,10 +388,10 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     Parameters
     ----------
     circuit : ThresholdCircuit
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
-        ``"auto"`` (the default) decides; the others force a kernel (``"fused"`` and
-        ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError` where they do
-        not apply).
+    kernel : {"auto", "fused", "generic", "bitsliced", "lowhigh"}
+        ``"auto"`` (the default) decides; the others force a kernel (``"fused"``,
+        ``"generic"`` and ``"bitsliced"`` raise :class:`~circuits.utils.errors.InvalidCircuitError`
+        where they do not apply).
 
     Returns
     -------
@@ -465,7 +466,10 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
-    if plan.code is None or kind < 0:      # truth tables: the interpreted program writes planes
+    if plan.generic is not None and kind >= 0:
+        block = _generic.generic_block()
+        args = (plan.masks, plan.l1, plan.WhT, plan.sub, geom, params, table) + plan.generic
+    elif plan.code is None or kind < 0:    # truth tables: the interpreted program writes planes
         block = _bits._bs_block
         interp = plan if plan.mask_bits == _bits.LB else plan.interp
         args = interp.args() + (geom, params, table, out)

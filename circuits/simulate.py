@@ -168,7 +168,7 @@ def count_disagreements(circuit, target, *, client=None, executor=None, chunk_bi
     timeout : float or None
         Dask only: seconds without any worker or scheduler before giving up
         (:class:`~circuits.utils.errors.ClusterLostError`).
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "generic", "bitsliced", "lowhigh"}
         Exhaustive kernel; ``"auto"`` picks as :func:`~circuits.dispatch.kernel_plan` says
         (results are identical).
         Either way the cube is walked in slices, so Ctrl-C raises ``KeyboardInterrupt`` within
@@ -216,7 +216,7 @@ def count_ones(circuit, *, client=None, executor=None, chunk_bits=None, progress
         Limit on the estimated run time, as in :func:`count_disagreements`.
     timeout : float or None
         Dask only, as in :func:`count_disagreements`.
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "generic", "bitsliced", "lowhigh"}
         Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples
@@ -269,7 +269,7 @@ def truth_table(circuit, *, allow_large: bool = False, progress: bool = False,
         Show a progress bar over points, with an ETA.
     max_seconds : float or None
         Limit on the estimated run time, as in :func:`count_disagreements`.
-    kernel : {"auto", "fused", "bitsliced", "lowhigh"}
+    kernel : {"auto", "fused", "generic", "bitsliced", "lowhigh"}
         Exhaustive kernel, as in :func:`count_disagreements`.
 
     Examples

@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where cells run: this thread (default), a thread pool or a process pool")
     p.add_argument("--scheduler", type=str, default=None,
                    help="a Dask scheduler address (tcp://host:8786): one cell per Dask task")
+    p.add_argument("--device", type=str, default="cpu",
+                   help="where depth-2 cells train: cpu (numba, the default), cpu-torch or "
+                        "cuda[:index] (PyTorch, the optional torch extra; the same loss and "
+                        "metrics); each row records its device.  Dask workers read "
+                        "DEPTHSEP_TRAIN_DEVICE instead")
     p.add_argument("--fresh", action="store_true",
                    help="ignore <out>/cells.jsonl and recompute every cell")
     p.add_argument("--out", type=Path, default=Path("results/separate"),
@@ -161,7 +166,13 @@ def parse_args(argv=None):
     if args.heldout_n and (min(args.heldout_n) < 1 or max(args.heldout_n) > 8):
         p.error(f"--heldout-n values must lie in 1..8 (explicit points), got {args.heldout_n}")
     from circuits.utils.cli import check_output_dir
+    from circuits.utils.errors import DepthsepError
+    from networks.product._torch import resolve_device
 
+    try:
+        args.device = resolve_device(args.device)
+    except DepthsepError as exc:
+        p.error(f"--device: {exc}")
     args.out = str(check_output_dir(p, args.out))
     return args
 
@@ -200,6 +211,10 @@ def run(args) -> dict:
             move_aside(resume, "--fresh: not a regular file")
         else:
             resume.unlink()
+    from networks.product._torch import ENV_DEVICE
+
+    before = os.environ.get(ENV_DEVICE)
+    os.environ[ENV_DEVICE] = args.device        # read by train_product, here and in workers
     executor = _executor(args)
     try:
         table = separation_table(args.n, targets=args.targets, widths=args.widths,
@@ -210,6 +225,10 @@ def run(args) -> dict:
     finally:
         if executor is not None and not isinstance(executor, str):
             executor.shutdown()
+        if before is None:
+            os.environ.pop(ENV_DEVICE, None)
+        else:
+            os.environ[ENV_DEVICE] = before
     held = [heldout_split(n, t, "n^2", seed=args.seed, epochs=args.epochs, lr=args.lr,
                           base_seed=args.seed)
             for n in args.heldout_n for t in args.targets if t in ("ip", "majand", "random")]

@@ -224,8 +224,11 @@ def test_kernel_plan_says_which_and_why(tmp_path, monkeypatch):
     assert plan.kernel == "lowhigh" and "too small to pay for the masks" in plan.reason
     big = random_circuit(np.random.default_rng(0), 24, (64,))
     plan = c.kernel_plan(big)
-    assert plan.kernel == "bitsliced" and "mask table" in plan.reason and plan.mask_bytes > 0
-    assert "estimated" in plan.reason
+    assert plan.kernel == "generic" and "mask table" in plan.reason and plan.mask_bytes > 0
+    assert "estimated" in plan.reason and "generic depth-2" in plan.reason
+    deep = random_circuit(np.random.default_rng(0), 24, (64, 3))     # no generic kernel
+    plan = c.kernel_plan(deep)
+    assert plan.kernel == "bitsliced" and "no generic kernel (not a depth-2" in plan.reason
     large = ThresholdCircuit.depth2(np.full((4, 20), 2**20), [2**21] * 4, [1, 1, 1, 1], 2)
     plan = c.kernel_plan(large)
     assert plan.kernel == "lowhigh" and "bytes >" in plan.reason

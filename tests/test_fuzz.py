@@ -19,7 +19,7 @@ from circuits.utils.errors import DepthsepError, InvalidCircuitError
 
 from tests.naive import circuit_table
 
-KERNELS = ["lowhigh", "bitsliced", "fused", "auto"]
+KERNELS = ["lowhigh", "bitsliced", "fused", "generic", "auto"]
 LONG_CASES = int(os.environ.get("DEPTHSEP_FUZZ_CASES", "10000"))
 #: kernel="fused" compiles one kernel per distinct circuit (about a second each, and compiled
 #: code is never freed within a process): its long profile runs 1/20 of the cases.

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import dispatch, simulate
+from circuits import _lowhigh_args, dispatch, simulate
 from circuits.utils.errors import DimensionError, InvalidCircuitError
 from circuits.functions import ThresholdFunction, TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
@@ -145,8 +145,8 @@ def test_values_at_the_int16_limit_both_signs(sign, path, low_bits, monkeypatch)
     """
     force_path(monkeypatch, path)
     if low_bits is not None:
-        monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", low_bits)
-        monkeypatch.setattr(dispatch, "_MIN_LOW_BITS", 0)
+        monkeypatch.setattr(_lowhigh_args, "_MAX_LOW_BITS", low_bits)
+        monkeypatch.setattr(_lowhigh_args, "_MIN_LOW_BITS", 0)
     rows = _int16_limit_rows(sign)
     cube = [[naive.bit(k, i) for i in range(3)] for k in range(8)]
     stored = [[sum(w * b for w, b in zip(row, x)) - t for x in cube] for row, t in rows]
@@ -203,8 +203,8 @@ def test_truth_table_and_counts_match_naive(N, widths, wmax, path, monkeypatch):
 def test_small_tiles_many_high_values(monkeypatch, low_bits, widths, path):
     """Tiles of 2^L points with L < N: the high block is nonzero and tiles are many."""
     force_path(monkeypatch, path)
-    monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", low_bits)
-    monkeypatch.setattr(dispatch, "_MIN_LOW_BITS", 0)
+    monkeypatch.setattr(_lowhigh_args, "_MAX_LOW_BITS", low_bits)   # where _low_bits reads them
+    monkeypatch.setattr(_lowhigh_args, "_MIN_LOW_BITS", 0)
     rng = np.random.default_rng(low_bits)
     for N in (1, low_bits, low_bits + 1, 9):
         circ = random_circuit(rng, N, widths, wmax=50)
@@ -285,7 +285,7 @@ def test_disagreements_match_naive_for_every_target_kind(N, path, monkeypatch):
 def test_chunks_at_unaligned_ranges(monkeypatch, widths, path):
     """The (count, first) unit of work on [start, stop) ranges that cut tiles anywhere."""
     force_path(monkeypatch, path)
-    monkeypatch.setattr(dispatch, "_MAX_LOW_BITS", 4)
+    monkeypatch.setattr(_lowhigh_args, "_MAX_LOW_BITS", 4)
     N = by_jit(10, 8)
     rng = np.random.default_rng(len(widths))
     circ = random_circuit(rng, N, widths, wmax=9)

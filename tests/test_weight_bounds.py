@@ -16,7 +16,7 @@ from tests.naive import circuit_table, layers_of
 from tests.naive_threshold import table_of
 
 INT64_MIN = -(1 << 63)
-KERNELS = ["lowhigh", "bitsliced", "fused", "auto"]
+KERNELS = ["lowhigh", "bitsliced", "fused", "generic", "auto"]
 
 
 def test_issue_repro_threshold_function_sum_wraps_is_refused():

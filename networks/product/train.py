@@ -50,6 +50,7 @@ import numpy as np
 
 from circuits.utils.progress import progress_bar
 from circuits.hypercube import available_memory_bytes
+from circuits.utils.errors import InvalidNetworkError
 from circuits.utils.slicing import DEFAULT, resolve_max_seconds
 from circuits.utils.rng import as_rng
 from networks.product import _kernels
@@ -133,13 +134,17 @@ def _full_pass(code, act, A, B, c, u, u0, Y, n_blocks, precision="float64", chec
             math.fsum(rows[:, 1].tolist()))
 
 
-def _gradient(params, sup, code, act, Y, n_blocks, batch=None, precision="float64", check=None):
-    """Loss and [dW, db, du, du0] from the product-form passes."""
+def _gradient(params, sup, code, act, Y, n_blocks, batch=None, precision="float64", check=None,
+              torch_pass=None):
+    """Loss and [dW, db, du, du0] from the product-form passes (``torch_pass``: a
+    :class:`networks.product._torch.TorchDepth2Pass` for a float32 ReLU full-batch pass)."""
     W, b, u, u0 = params
     m = sup.m
     A = np.ascontiguousarray(sup.XA @ W[:, :m].T)
     B = np.ascontiguousarray(sup.XB @ W[:, m:].T)
-    if batch is None:
+    if batch is None and torch_pass is not None and precision == "float32" and code == 0:
+        Qa, Qb, Su, loss, g_sum = torch_pass(A + b, B, u, u0[0], Y, check)
+    elif batch is None:
         Qa, Qb, Su, loss, g_sum = _full_pass(code, act, A, B, b, u, u0[0], Y, n_blocks,
                                              precision, check)
     else:
@@ -216,7 +221,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
                   patience: "int | None" = 100, betas=(0.9, 0.999), eps: float = 1e-8,
                   mask=None, blas: "int | None" = 1, progress: bool = False,
                   desc: str = "train (product form)", precision: str = "float32",
-                  max_seconds=DEFAULT) -> TrainResult:
+                  max_seconds=DEFAULT, device: "str | None" = None) -> TrainResult:
     """Adam on the MSE over all 4^n support points of a hard instance, in product form.
 
     Parameters
@@ -269,6 +274,15 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         estimated before anything is allocated and a run beyond 80% of the available memory is
         refused (DimensionError, with the estimate).
 
+    device : {"cpu", "cpu-torch", "cuda", "cuda:<index>"}, optional
+        Where a full-batch float32 epoch of a depth-2 ReLU net runs: "cpu" (the numba kernels,
+        the default), or PyTorch (the optional ``torch`` extra) on the CPU or a GPU: the same
+        loss and gradient (float32 pass, float64 sums; :mod:`networks.product._torch`).  Adam,
+        ``final_loss`` and the exact metrics stay on the host in float64.  Default
+        ``$DEPTHSEP_TRAIN_DEVICE``, else "cpu".  Depth 3, other activations, mini-batches and
+        ``precision="float64"`` run on "cpu" only.  ``history["settings"]["device"]`` names the
+        device that trained.
+
     Epochs are processed in slices of rows of about 0.05 s: a Ctrl-C (KeyboardInterrupt)
     lands between slices, not after a whole epoch.  A non-finite loss, or a loss above
     :data:`DIVERGED_FACTOR` times the first, stops the run with InvalidNetworkError.
@@ -279,7 +293,10 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         ``history`` as :func:`networks.train`'s, with ``reached_target`` (bool, when a
         ``target_loss`` was given) and ``settings["form"] = "product"``.
     """
+    from networks.product import _torch
+
     sup = product_support(instance)
+    device = _torch.resolve_device(device)
     if getattr(network, "depth", None) == 3:
         p3 = depth3_parts(network, dim=sup.dim)
         act, dims, params = p3.activation, [sup.dim, *p3.widths, 1], _params3(p3)
@@ -289,11 +306,20 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         act, dims = parts.activation, [sup.dim, parts.width, 1]
         params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
         grad_fn = _Depth2Grad(sup, act, _check_precision(precision))
+    if device != "cpu":
+        if not (isinstance(grad_fn, _Depth2Grad) and grad_fn.full_batch_precision == "float32"
+                and batch_size is None):
+            raise InvalidNetworkError(
+                f"device={device!r} trains depth-2 ReLU networks full batch with "
+                f"precision='float32' only (got depth {len(dims) - 1}, {act.name}, "
+                f"batch_size={batch_size}, precision={precision!r}); use device='cpu'")
+        grad_fn.torch_pass = _torch.TorchDepth2Pass(device)
     Y = _targets(sup, targets)
     mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
                          betas, eps, mask, blas, sup, dims, act)
     settings["precision"] = grad_fn.full_batch_precision
+    settings["device"] = _torch.device_label(device)
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
     check_training_memory(sup, dims, batch_size)
@@ -328,6 +354,7 @@ class _Depth2Grad:
     def __init__(self, sup, act, precision="float64"):
         self.sup, self.act, self.code, self.n_blocks = sup, act, _activation_code(act), _n_blocks(sup)
         self.precision = precision
+        self.torch_pass = None          # a TorchDepth2Pass: full-batch epochs on a torch device
 
     @property
     def full_batch_precision(self) -> str:
@@ -337,7 +364,8 @@ class _Depth2Grad:
     def __call__(self, params, Y, batch=None, precision=None, check=None):
         return _gradient(params, self.sup, self.code, self.act, Y,
                          0 if batch is not None else self.n_blocks, batch=batch,
-                         precision=precision or self.precision, check=check)
+                         precision=precision or self.precision, check=check,
+                         torch_pass=self.torch_pass)
 
     def warm_up(self, batch: bool) -> None:
         """Compile (or load from the cache) the kernels the epochs use, on a 4 × 4 problem, so
@@ -345,6 +373,9 @@ class _Depth2Grad:
         if self.code < 0:
             return
         z = np.zeros((4, 1))
+        if self.torch_pass is not None and not batch:      # device start-up, not a compile
+            self.torch_pass(z, z, np.zeros(1), 0.0, np.zeros((4, 4)))
+            return
         if batch:
             idx = np.zeros(1, dtype=np.int64)
             _batch_pass(self.code, self.act, z, z, np.zeros(1), np.zeros(1), 0.0, idx, idx,

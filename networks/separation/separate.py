@@ -303,6 +303,7 @@ def _run_cell(cell, base_seed):
                    depth=2 if cell["kind"] == "depth2" else 3, trained=True,
                    epochs=res.history["epochs"], reason=res.history["reason"],
                    still_improving=improving)
+        row["device"] = res.history["settings"]["device"]     # hook: which device trained
     row["seconds"] = time.perf_counter() - t0
     return row
 
