@@ -32,14 +32,17 @@ from circuits.utils.errors import InvalidArgumentError
 
 __all__ = ["IP_BLOCKS", "ip_block", "ip_depth2_product", "ip_depth2_product_size"]
 
-#: Least layered THR o THR circuits for IP_1, IP_2 (inputs x_1..x_k, y_1..y_k), as
+#: Least layered THR o THR circuits for IP_1, IP_2, IP_3 (inputs x_1..x_k, y_1..y_k), as
 #: (hidden weights, hidden thresholds, top weights, top threshold).  IP_1 is the AND gate; the
-#: IP_2 circuit was found by :func:`~circuits.analysis.decide_depth2` (plain model, |w| <= 3) and
-#: 2 is its least size (IP_2 has no 1-gate circuit: it is not a threshold function).  The tests
+#: IP_2 and IP_3 circuits were found by :func:`~circuits.analysis.decide_depth2` (plain model,
+#: |w| <= 3 and |w| <= 9); 2 and 4 are the least sizes (IP_2 is not a threshold function; IP_3
+#: has no 3-gate circuit over all integer weights, see the synthesis docs page).  The tests
 #: re-verify each on the whole cube.
 IP_BLOCKS = {
     1: ([[1, 1]], [2], [1], 1),
     2: ([[2, -3, 1, -3], [-2, 1, -3, 1]], [-3, -3], [-1, -1], -1),
+    3: ([[-1, 2, 2, 7, 4, 4], [9, 8, -2, 9, 8, -7], [7, -5, -4, -2, -5, -4],
+         [-4, 4, -5, -6, 3, -7]], [11, 18, -9, -11], [-3, 1, -3, -3], -5),
 }
 
 

@@ -24,7 +24,7 @@ def _naive(circuit) -> np.ndarray:
 def test_stored_blocks_are_ip_k(k):
     c = ip_block(k)
     assert np.array_equal(_naive(c), inner_product_mod2(k))
-    assert c.size == {1: 1, 2: 2}[k]
+    assert c.size == {1: 1, 2: 2, 3: 4}[k]
 
 
 @pytest.mark.parametrize("k", sorted(IP_BLOCKS))
@@ -45,6 +45,7 @@ def test_gate_counts_against_the_folklore_constructions():
         assert ip_depth2_product(n, 2).size == 3 * 2 ** (n - 2) - 1 < 2 ** n - 1
         assert ip_depth2_product(n, 1).size == 2 ** n - 1 < ip_depth2(n).size == n * 2 ** (n - 1)
     assert ip_depth2_product(4, 2).size == 11
+    assert [ip_depth2_product(n, 3).size for n in (4, 5, 6)] == [9, 19, 39]
 
 
 def test_a_block_that_is_not_ip_gives_a_wrong_circuit():
