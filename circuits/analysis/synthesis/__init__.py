@@ -17,7 +17,8 @@ from circuits.analysis.synthesis.depth3 import decide_depth3
 from circuits.analysis.synthesis.least import least_depth2
 from circuits.analysis.synthesis.model import decide_depth2
 from circuits.analysis.synthesis.records import LeastDepth2, SizeClaim
-from circuits.analysis.synthesis.slicing import PATERSON_PLANES, max_sliced_edges, sliced_edges
+from circuits.analysis.synthesis.slicing import (PATERSON_PLANES, decide_slicing, max_sliced_edges,
+                                                 sliced_edges)
 from circuits.analysis.synthesis.solver import SOLVER_NAME, verify_witness
 from circuits.analysis.synthesis.symmetry import (DEFAULT_SYMMETRY, SYMMETRIES,
                                                   function_symmetries)
@@ -27,7 +28,7 @@ from circuits.analysis.synthesis.weights import (MAX_TOTAL_WEIGHT, NP_CLASSES,
                                                  threshold_class_representatives, weight_bound)
 
 __all__ = ["LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "decide_depth3",
-           "weight_bound", "max_sliced_edges", "sliced_edges", "PATERSON_PLANES",
+           "weight_bound", "max_sliced_edges", "decide_slicing", "sliced_edges", "PATERSON_PLANES",
            "function_symmetries", "threshold_class_representatives",
            "count_threshold_functions_by_class", "count_threshold_n_classes",
            "max_minimal_weight", "MAX_TOTAL_WEIGHT", "NP_CLASSES", "SOLVER_NAME",

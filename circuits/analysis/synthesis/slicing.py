@@ -12,7 +12,7 @@ from circuits.analysis.synthesis.weights import weight_bound
 from circuits.hypercube import check_n_bits, points
 from circuits.utils.errors import DepthsepError, InvalidArgumentError
 
-__all__ = ["PATERSON_PLANES", "sliced_edges", "max_sliced_edges"]
+__all__ = ["PATERSON_PLANES", "sliced_edges", "max_sliced_edges", "decide_slicing"]
 
 #: Paterson's five hyperplanes through the origin that slice all 192 edges of Q6 (±1 coordinates).
 PATERSON_PLANES = ((1, 1, 1, -3, -3, -6), (3, 3, 3, 1, 1, -4), (2, 2, 2, -3, -3, 1),
@@ -109,3 +109,122 @@ def max_sliced_edges(n: int, k: int, *, time_limit: float = 60.0, num_workers: i
     return {"n": n, "k": k, "edges": n * (1 << (n - 1)), "max_cut": best, "status": status,
             "bound": float(solver.BestObjectiveBound()), "planes": planes, "solver": SOLVER_NAME,
             "version": version, "wall_s": round(wall, 3), "weight_bound": wb}
+
+
+def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "cp-sat",
+                   num_workers: int = 1) -> dict:
+    """Decide "k hyperplanes cut at least ``n 2^(n-1) - 1`` edges of Q_n" (all but at most one).
+
+    If k planes leave at most one edge uncut, a symmetry of the cube (it acts on planes, and on
+    edges transitively) moves that edge -- or any edge, if none is uncut -- to the edge
+    ``{0, e_0}``; so it suffices to decide "k gates cut every edge except possibly {0, e_0}".
+    The gates are threshold gates of n inputs with ``|w| <= weight_bound(n)`` (complete: a plane
+    in general position cuts the edges where its threshold function changes), each complemented
+    so that it is 0 at point 0 (cuts do not change) and sorted (non-strict lexicographic order
+    of the tables).  "infeasible" proves ``S(n, k) <= n 2^(n-1) - 2``.
+
+    Parameters
+    ----------
+    n : int
+        Dimension of the cube, 1 <= n <= 8.
+    k : int
+        Number of planes.
+    time_limit : float
+        Solver seconds.
+    solver : {"cp-sat", "sat"}
+        OR-Tools CP-SAT on the reified model, or the second solver (bit-blasted CNF, CaDiCaL).
+    num_workers : int
+        CP-SAT threads.
+
+    Returns
+    -------
+    dict
+        ``status``, ``solver``, ``wall_s``, ``gates`` (weights, threshold) when feasible --
+        re-counted without the solver: they cut all edges but at most ``{0, e_0}``.
+    """
+    n = check_n_bits(n, name="n", minimum=1, maximum=MAX_SYNTH_BITS)
+    k = check_n_bits(k, name="k", minimum=1, maximum=16)
+    if solver not in ("cp-sat", "sat"):
+        raise InvalidArgumentError(f"solver must be 'cp-sat' or 'sat', got {solver!r}")
+    wb, _ = weight_bound(n)
+    K = 1 << n
+    edges = [(z, z ^ (1 << i)) for z in range(K) for i in range(n)
+             if z ^ (1 << i) > z and (z, z ^ (1 << i)) != (0, 1)]
+    t0 = time.perf_counter()
+    if solver == "cp-sat":
+        status, gates = _slicing_cpsat(n, k, wb, edges, time_limit, num_workers)
+        name = SOLVER_NAME
+    else:
+        status, gates, name = _slicing_sat(n, k, wb, edges, time_limit)
+    wall = time.perf_counter() - t0
+    if gates is not None:
+        Z = points(n).astype(np.int64)
+        tables = [(Z @ np.asarray(w, dtype=np.int64) >= t) for w, t in gates]
+        uncut = [(a, b) for a, b in edges if all(h[a] == h[b] for h in tables)]
+        if uncut:
+            raise DepthsepError(f"solver's planes leave edges {uncut[:3]} uncut; rejected")
+    return {"n": n, "k": k, "status": status, "solver": name, "wall_s": round(wall, 3),
+            "weight_bound": wb, "gates": gates}
+
+
+def _slicing_cpsat(n, k, wb, edges, time_limit, num_workers):
+    from circuits.analysis.synthesis.model import _hidden_gates
+    from circuits.analysis.synthesis.solver import _run
+    from circuits.analysis.synthesis.symmetry import _lex_geq
+
+    cp_model, _ = _cp_model()
+    m = cp_model.CpModel()
+    W, T, H = _hidden_gates(m, points(n).astype(bool), k, wb)
+    for j in range(k):
+        m.Add(H[j][0] == 0)
+    for j in range(k - 1):
+        _lex_geq(m, H[j], H[j + 1])
+    for a, b in edges:
+        ds = []
+        for j in range(k):
+            d = m.NewBoolVar("")
+            m.AddBoolXOr([H[j][a], H[j][b], d.Not()])       # d == (h(a) != h(b))
+            ds.append(d)
+        m.AddBoolOr(ds)
+    solver, status, _ = _run(m, time_limit, num_workers, 0)
+    gates = None
+    if status == "feasible":
+        gates = [([solver.Value(x) for x in W[j]], solver.Value(T[j])) for j in range(k)]
+    return status, gates
+
+
+def _slicing_sat(n, k, wb, edges, time_limit):
+    from circuits.analysis.synthesis._bitblast import CNF, width_for
+    from circuits.analysis.synthesis.second import SECOND_SOLVER, _solve_in_child
+
+    c = CNF()
+    K = 1 << n
+    tb = n * wb + 1
+    B = width_for(2 * tb + 1)
+    W = [[c.variable(-wb, wb, B) for _ in range(n)] for _ in range(k)]
+    T = [c.variable(-tb, tb, B) for _ in range(k)]
+    H = [[0] * K for _ in range(k)]
+    for j in range(k):
+        sums = [c.constant(0, B)] + [None] * (K - 1)
+        for z in range(1, K):
+            hi = z.bit_length() - 1
+            sums[z] = c.plus(sums[z ^ (1 << hi)], W[j][hi])
+        for z in range(K):
+            H[j][z] = c.geq(sums[z], T[j])
+        c.force(-H[j][0])
+    for j in range(k - 1):
+        eq = c.true
+        for x, y in zip(H[j], H[j + 1]):
+            c.add([-eq, x, -y])
+            nxt = c.new()
+            c.add([-eq, x, y, nxt])
+            c.add([-eq, -x, -y, nxt])
+            eq = nxt
+    for a, b in edges:
+        c.add([c.xor2(H[j][a], H[j][b]) for j in range(k)])
+    ans, model, used = _solve_in_child(c.clauses, SECOND_SOLVER, float(time_limit))
+    status = {True: "feasible", False: "infeasible"}.get(ans, "unknown")
+    gates = None
+    if status == "feasible":
+        gates = [([c.value(w, model) for w in W[j]], c.value(T[j], model)) for j in range(k)]
+    return status, gates, f"python-sat {used}"

@@ -1,0 +1,49 @@
+"""decide_slicing ("k planes cut all edges of Q_n but at most one") by both solvers against a
+brute-force twin over every tuple of threshold functions."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ortools")
+pytest.importorskip("pysat")
+
+from circuits.analysis.synthesis.slicing import decide_slicing                  # noqa: E402
+from circuits.hypercube import points                                            # noqa: E402
+
+
+def _threshold_tables(n: int, w: int = 2) -> list:
+    Z = points(n).astype(np.int64)
+    out = set()
+    for ws in itertools.product(range(-w, w + 1), repeat=n):
+        v = Z @ np.array(ws)
+        for t in range(-n * w - 1, n * w + 2):
+            out.add(tuple((v >= t).astype(int)))
+    return [np.array(h) for h in out]
+
+
+def _brute_max_cut(n: int, k: int) -> int:
+    tabs = _threshold_tables(n)
+    edges = [(z, z ^ (1 << i)) for z in range(1 << n) for i in range(n) if z ^ (1 << i) > z]
+    diff = np.array([[h[a] != h[b] for a, b in edges] for h in tabs])
+    best = 0
+    for combo in itertools.combinations(range(len(tabs)), k):
+        best = max(best, int(diff[list(combo)].any(axis=0).sum()))
+    return best
+
+
+@pytest.mark.parametrize("n, k", [(2, 1), (2, 2), (3, 1), (3, 2), (3, 3)])
+@pytest.mark.parametrize("solver", ["cp-sat", "sat"])
+def test_decide_slicing_matches_brute_force(n, k, solver):
+    edges = n * 2 ** (n - 1)
+    r = decide_slicing(n, k, solver=solver, time_limit=30)
+    assert r["status"] == ("feasible" if _brute_max_cut(n, k) >= edges - 1 else "infeasible")
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "sat"])
+def test_published_s43_is_below_all_but_one(solver):
+    # S(4, 3) = 30 of 32 edges: three planes cannot cut 31
+    assert decide_slicing(4, 3, solver=solver, time_limit=60)["status"] == "infeasible"
+    r = decide_slicing(4, 4, solver=solver, time_limit=60)
+    assert r["status"] == "feasible" and len(r["gates"]) == 4
