@@ -35,15 +35,33 @@ def _brute_max_cut(n: int, k: int) -> int:
 
 @pytest.mark.parametrize("n, k", [(2, 1), (2, 2), (3, 1), (3, 2), (3, 3)])
 @pytest.mark.parametrize("solver", ["cp-sat", "sat"])
-def test_decide_slicing_matches_brute_force(n, k, solver):
+@pytest.mark.parametrize("symmetry", [False, True])
+def test_decide_slicing_matches_brute_force(n, k, solver, symmetry):
     edges = n * 2 ** (n - 1)
-    r = decide_slicing(n, k, solver=solver, time_limit=30)
+    r = decide_slicing(n, k, solver=solver, time_limit=30, symmetry=symmetry)
     assert r["status"] == ("feasible" if _brute_max_cut(n, k) >= edges - 1 else "infeasible")
+
+
+def test_stabiliser_maps_fix_the_edge_and_are_cube_symmetries():
+    from circuits.analysis.synthesis.slicing import _cube_maps
+
+    for fix in (False, True):
+        maps = _cube_maps(4, fix)
+        assert len(maps) == (3 + 1 if fix else 6 + 4)
+        for pi in maps:
+            assert sorted(pi.tolist()) == list(range(16))
+            if fix:
+                assert {int(pi[0]), int(pi[1])} == {0, 1}
+            for z in range(16):                       # neighbours stay neighbours
+                for i in range(4):
+                    assert bin(int(pi[z]) ^ int(pi[z ^ (1 << i)])).count("1") == 1
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "sat"])
 def test_published_s43_is_below_all_but_one(solver):
     # S(4, 3) = 30 of 32 edges: three planes cannot cut 31
-    assert decide_slicing(4, 3, solver=solver, time_limit=60)["status"] == "infeasible"
-    r = decide_slicing(4, 4, solver=solver, time_limit=60)
-    assert r["status"] == "feasible" and len(r["gates"]) == 4
+    for sym in (False, True):
+        assert decide_slicing(4, 3, solver=solver, time_limit=60,
+                              symmetry=sym)["status"] == "infeasible"
+        r = decide_slicing(4, 4, solver=solver, time_limit=60, symmetry=sym)
+        assert r["status"] == "feasible" and len(r["gates"]) == 4
