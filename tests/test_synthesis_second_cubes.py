@@ -50,6 +50,8 @@ def test_shards_cover_the_cubes_and_resume(tmp_path):
         again = confirm_by_cubes(parity(3), 2, shard=(i, 3), state=st, progress=False)
         assert again["cube_seconds"] == pytest.approx(r["cube_seconds"])
     assert total == len(top_gate_cubes(2))
+    back = confirm_by_cubes(parity(3), 2, shard=(0, 3), reverse=True, progress=False)
+    assert back["status"] == "infeasible" and back["cubes"] == 2
     assert confirm_by_cubes(parity(3), 3, progress=False)["status"] == "feasible"
 
 

@@ -135,7 +135,8 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 
 
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
-                     shard: "tuple[int, int]" = (0, 1), progress: bool = True) -> dict:
+                     shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
+                     progress: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -150,6 +151,9 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         JSON state file (atomic writes after every cube); a rerun skips the decided cubes.
     shard : (int, int)
         ``(i, k)``: only the cubes with index ``= i mod k`` (run k shards as k processes).
+    reverse : bool
+        Take the shard's cubes last first (a second process on the same shard, with its own
+        state file, meets the first in the middle; merge the two files' cubes).
     progress : bool
         Show a progress bar.
 
@@ -169,7 +173,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
     if not (k >= 1 and 0 <= i0 < k):
         raise InvalidArgumentError(f"shard must be (i, k) with 0 <= i < k, got {shard!r}")
     cubes = top_gate_cubes(s)
-    mine = [i for i in range(len(cubes)) if i % k == i0]
+    mine = [i for i in range(len(cubes)) if i % k == i0][::-1 if reverse else 1]
     key = {"table": "".join(map(str, t.tolist())), "size": s, "shard": [i0, k]}
     path = None if state is None else Path(state)
     done: dict = {}
