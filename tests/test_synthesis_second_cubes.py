@@ -25,7 +25,8 @@ def test_every_cube_decided_alike_by_both_solvers(f, s):
     for g in top_gate_cubes(s):
         a = solve_cube(f, g, time_limit=30)
         b = solve_cube_sat(f, g, time_limit=30)
-        assert a["status"] == b["status"] != "unknown", g.tolist()
+        c = solve_cube_sat(f, g, time_limit=30, separation=True)
+        assert a["status"] == b["status"] == c["status"] != "unknown", g.tolist()
         if b["witness"] is not None:
             c = _circuit(b["witness"])
             assert np.array_equal(truth_table(c), f) and c.layers[0].n_gates == s

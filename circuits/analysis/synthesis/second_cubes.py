@@ -29,6 +29,7 @@ import numpy as np
 
 from circuits.analysis.synthesis._bitblast import CNF, width_for
 from circuits.analysis.synthesis.cubes import _extreme_points, _symmetric_blocks, top_gate_cubes
+from circuits.analysis.synthesis.model import _PAIR_LIMIT
 from circuits.analysis.synthesis.solver import verify_witness
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS
 from circuits.analysis.synthesis.weights import weight_bound
@@ -41,7 +42,7 @@ __all__ = ["solve_cube_sat", "confirm_by_cubes", "compare_cube_states"]
 STATE_FORMAT = "depthsep.synthesis_cubes_sat"
 
 
-def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
+def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: bool = False):
     """CNF of "s hidden gates h with g(h(z)) = f(z) for all z"; returns (cnf, W, T)."""
     s = int(g.size).bit_length() - 1
     c = CNF()
@@ -66,6 +67,16 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
         else:
             for q in min_true:
                 c.add([-H[j][k] for j in range(s) if (q >> j) & 1] or [-c.true])
+    if separation:
+        # implied (g is positive): a one z and a zero y of f need a gate on at z and off at y,
+        # else g(H(z)) <= g(H(y)); every pair up to _PAIR_LIMIT, else the edges across f
+        ones, zeros = np.flatnonzero(t == 1), np.flatnonzero(t == 0)
+        if ones.size * zeros.size <= _PAIR_LIMIT:
+            pairs = [(a, b) for a in ones for b in zeros]
+        else:
+            pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
+        for a, b in pairs:
+            c.add([c.and2(H[j][a], -H[j][b]) for j in range(s)])
     for a, b in _symmetric_blocks(g, s):
         eq = c.true
         for x, y in zip(H[a], H[b]):
@@ -77,7 +88,8 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
     return c, W, T
 
 
-def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" = None) -> dict:
+def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" = None,
+                   separation: bool = False) -> dict:
     """Solve one cube (top gate fixed to the table g) with the second solver.
 
     Parameters
@@ -91,6 +103,9 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
         Seconds before the solver is stopped ("unknown").
     solver : str, optional
         A python-sat solver name (default CaDiCaL 1.9.5, as the second solver).
+    separation : bool
+        Add the implied separation clauses (a one and a zero of f need a gate on at the one
+        and off at the zero; implied because g is positive), as the CP-SAT cube does.
 
     Returns
     -------
@@ -117,12 +132,12 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
         raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
     w_h, _ = weight_bound(max(n, 1))
     t0 = time.perf_counter()
-    cnf, W, T = _encode_cube(t, n, g, w_h)
+    cnf, W, T = _encode_cube(t, n, g, w_h, separation)
     ans, model, used = _solve_in_child(cnf.clauses, solver or SECOND_SOLVER, float(time_limit))
     wall = time.perf_counter() - t0
     status = {True: "feasible", False: "infeasible"}.get(ans, "unknown")
     out = {"status": status, "wall_s": round(wall, 4), "solver": f"python-sat {used}",
-           "clauses": len(cnf.clauses), "witness": None}
+           "clauses": len(cnf.clauses), "separation": bool(separation), "witness": None}
     if status == "feasible":
         hw = np.array([[cnf.value(w, model) for w in row] for row in W],
                       dtype=np.int64).reshape(len(W), n)
@@ -136,7 +151,7 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
-                     progress: bool = True) -> dict:
+                     separation: bool = False, only=None, progress: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -151,6 +166,10 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         JSON state file (atomic writes after every cube); a rerun skips the decided cubes.
     shard : (int, int)
         ``(i, k)``: only the cubes with index ``= i mod k`` (run k shards as k processes).
+    separation : bool
+        Encode the cubes with the implied separation clauses (:func:`solve_cube_sat`).
+    only : iterable of int, optional
+        Decide only these cube indices (of the shard), e.g. the ones another run left open.
     reverse : bool
         Take the shard's cubes last first (a second process on the same shard, with its own
         state file, meets the first in the middle; merge the two files' cubes).
@@ -173,7 +192,8 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
     if not (k >= 1 and 0 <= i0 < k):
         raise InvalidArgumentError(f"shard must be (i, k) with 0 <= i < k, got {shard!r}")
     cubes = top_gate_cubes(s)
-    mine = [i for i in range(len(cubes)) if i % k == i0][::-1 if reverse else 1]
+    mine = [i for i in range(len(cubes)) if i % k == i0 and (only is None or i in set(only))]
+    mine = mine[::-1] if reverse else mine
     key = {"table": "".join(map(str, t.tolist())), "size": s, "shard": [i0, k]}
     path = None if state is None else Path(state)
     done: dict = {}
@@ -188,7 +208,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         for i in mine:
             if i in done:
                 continue
-            done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit)
+            done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation)
             if path is not None:
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
                                          "cubes": {str(j): r for j, r in sorted(done.items())}})
