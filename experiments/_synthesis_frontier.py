@@ -6,6 +6,7 @@ with its command, seconds and load, into one JSON record (atomic write).
     python -m experiments._synthesis_frontier cubes-sat --function parity --n 6 --size 5 \
         --states a.json b.json --cp-sat docs/figures/par6_s5_cubes.json
     python -m experiments._synthesis_frontier witness --function ip --n 4 --circuit c.json
+    python -m experiments._synthesis_frontier import --from run.jsonl --how "the call" --key K
 
 Every witness is re-verified on the whole cube before it is recorded; every refutation is
 recorded with the solver that made it, and a cube split is compared cube by cube with the other
@@ -122,8 +123,18 @@ def task_witness(args) -> dict:
             "how": args.how}
 
 
+def task_import(args) -> dict:
+    """A result computed by a library call outside this script (one JSON object per line of
+    ``--from``), recorded with the call that made it (``--how``)."""
+    import json
+
+    rows = [json.loads(line) for line in Path(args.source).read_text().splitlines()
+            if line.strip().startswith("{")]
+    return {"results": rows, "how": args.how}
+
+
 TASKS = {"constructions": task_constructions, "slicing": task_slicing,
-         "cubes-sat": task_cubes_sat, "witness": task_witness}
+         "cubes-sat": task_cubes_sat, "witness": task_witness, "import": task_import}
 
 
 def main(argv=None) -> int:
@@ -143,6 +154,7 @@ def main(argv=None) -> int:
     p.add_argument("--cp-sat", type=Path, default=None)
     p.add_argument("--circuit", type=Path, default=None)
     p.add_argument("--how", default="")
+    p.add_argument("--from", dest="source", type=Path, default=None)
     p.add_argument("--key", default=None, help="record key (default: task name and sizes)")
     p.add_argument("--record", type=Path, default=RECORD)
     args = p.parse_args(argv)

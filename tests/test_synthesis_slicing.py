@@ -65,3 +65,11 @@ def test_published_s43_is_below_all_but_one(solver):
                               symmetry=sym)["status"] == "infeasible"
         r = decide_slicing(4, 4, solver=solver, time_limit=60, symmetry=sym)
         assert r["status"] == "feasible" and len(r["gates"]) == 4
+
+
+def test_single_cases():
+    # Q3: 3 planes cut all 12 edges; 2 planes cut at most 10 (brute force above)
+    assert decide_slicing(3, 3, case="all cut")["status"] == "feasible"
+    assert decide_slicing(3, 2, case="one uncut", solver="sat")["status"] == "infeasible"
+    with pytest.raises(Exception, match="case must be"):
+        decide_slicing(3, 2, case="both")

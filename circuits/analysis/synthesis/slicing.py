@@ -133,7 +133,8 @@ def _cube_maps(n: int, fix_edge: bool) -> "list[np.ndarray]":
 
 
 def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "cp-sat",
-                   num_workers: int = 1, symmetry: bool = True) -> dict:
+                   num_workers: int = 1, symmetry: bool = True,
+                   case: "str | None" = None) -> dict:
     """Decide "k hyperplanes cut at least ``n 2^(n-1) - 1`` edges of Q_n" (all but at most one).
 
     Two cases, each one solver call: (a) every edge is cut; (b) exactly one edge is uncut -- a
@@ -164,6 +165,8 @@ def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "c
         CP-SAT threads.
     symmetry : bool
         Add the lex-leader constraints (the tests check that the answers do not change).
+    case : {"all cut", "one uncut"}, optional
+        Decide only that case (to give it more time); the status is then that case's.
 
     Returns
     -------
@@ -178,8 +181,12 @@ def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "c
     wb, _ = weight_bound(n)
     K = 1 << n
     all_edges = [(z, z ^ (1 << i)) for z in range(K) for i in range(n) if z ^ (1 << i) > z]
+    if case not in (None, "all cut", "one uncut"):
+        raise InvalidArgumentError(f"case must be None, 'all cut' or 'one uncut', got {case!r}")
     cases, gates, name = {}, None, SOLVER_NAME
-    for case, one_uncut in (("all cut", False), ("all but {0, e_0} cut", True)):
+    todo = [(c, u) for c, u in (("all cut", False), ("all but {0, e_0} cut", True))
+            if case is None or (case == "one uncut") == u]
+    for label, one_uncut in todo:
         edges = [e for e in all_edges if not (one_uncut and e == (0, 1))]
         maps = _cube_maps(n, one_uncut) if symmetry else []
         t0 = time.perf_counter()
@@ -187,7 +194,7 @@ def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "c
             st, gates = _slicing_cpsat(n, k, wb, edges, one_uncut, maps, time_limit, num_workers)
         else:
             st, gates, name = _slicing_sat(n, k, wb, edges, one_uncut, maps, time_limit)
-        cases[case] = {"status": st, "wall_s": round(time.perf_counter() - t0, 3)}
+        cases[label] = {"status": st, "wall_s": round(time.perf_counter() - t0, 3)}
         if gates is not None:
             Z = points(n).astype(np.int64)
             tables = [(Z @ np.asarray(w, dtype=np.int64) >= t) for w, t in gates]
@@ -197,7 +204,7 @@ def decide_slicing(n: int, k: int, *, time_limit: float = 60.0, solver: str = "c
             break
     sts = [c["status"] for c in cases.values()]
     status = ("feasible" if "feasible" in sts else
-              "infeasible" if sts == ["infeasible", "infeasible"] else "unknown")
+              "infeasible" if sts == ["infeasible"] * len(todo) else "unknown")
     return {"n": n, "k": k, "status": status, "solver": name,
             "wall_s": round(sum(c["wall_s"] for c in cases.values()), 3), "cases": cases,
             "weight_bound": wb, "symmetry": bool(symmetry), "gates": gates}
