@@ -26,7 +26,8 @@ def test_every_cube_decided_alike_by_both_solvers(f, s):
         a = solve_cube(f, g, time_limit=30)
         b = solve_cube_sat(f, g, time_limit=30)
         c = solve_cube_sat(f, g, time_limit=30, separation=True)
-        assert a["status"] == b["status"] == c["status"] != "unknown", g.tolist()
+        d = solve_cube_sat(f, g, time_limit=30, separation=True, function=True)
+        assert a["status"] == b["status"] == c["status"] == d["status"] != "unknown", g.tolist()
         if b["witness"] is not None:
             c = _circuit(b["witness"])
             assert np.array_equal(truth_table(c), f) and c.layers[0].n_gates == s

@@ -42,7 +42,8 @@ __all__ = ["solve_cube_sat", "confirm_by_cubes", "compare_cube_states"]
 STATE_FORMAT = "depthsep.synthesis_cubes_sat"
 
 
-def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: bool = False):
+def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: bool = False,
+                 function: bool = False):
     """CNF of "s hidden gates h with g(h(z)) = f(z) for all z"; returns (cnf, W, T)."""
     s = int(g.size).bit_length() - 1
     c = CNF()
@@ -77,19 +78,32 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: boo
             pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
         for a, b in pairs:
             c.add([c.and2(H[j][a], -H[j][b]) for j in range(s)])
-    for a, b in _symmetric_blocks(g, s):
+    def lex_geq(xs, ys):
         eq = c.true
-        for x, y in zip(H[a], H[b]):
+        for x, y in zip(xs, ys):
+            if x == y:
+                continue
             c.add([-eq, x, -y])                         # equal so far -> x >= y
             nxt = c.new()
             c.add([-eq, x, y, nxt])
             c.add([-eq, -x, -y, nxt])
             eq = nxt
+    for a, b in _symmetric_blocks(g, s):
+        lex_geq(H[a], H[b])
+    if function:
+        # lex-leader over f's symmetries that keep f (not those that complement it: they would
+        # change g): a sigma maps a solution of this cube to one, so among the block-sorted
+        # images of a solution the lexicographically largest has H_0 >= H_0 o sigma
+        from circuits.analysis.synthesis.symmetry import function_symmetries
+
+        for pi, flip in function_symmetries(t):
+            if not flip:
+                lex_geq(H[0], [H[0][int(pi[k])] for k in range(K)])
     return c, W, T
 
 
 def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" = None,
-                   separation: bool = False) -> dict:
+                   separation: bool = False, function: bool = False) -> dict:
     """Solve one cube (top gate fixed to the table g) with the second solver.
 
     Parameters
@@ -106,6 +120,9 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
     separation : bool
         Add the implied separation clauses (a one and a zero of f need a gate on at the one
         and off at the zero; implied because g is positive), as the CP-SAT cube does.
+    function : bool
+        Lex-leader over f's own symmetries that keep f (``H_0 >= H_0 o sigma``; sound with the
+        block order, see the code).
 
     Returns
     -------
@@ -132,12 +149,13 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
         raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
     w_h, _ = weight_bound(max(n, 1))
     t0 = time.perf_counter()
-    cnf, W, T = _encode_cube(t, n, g, w_h, separation)
+    cnf, W, T = _encode_cube(t, n, g, w_h, separation, function)
     ans, model, used = _solve_in_child(cnf.clauses, solver or SECOND_SOLVER, float(time_limit))
     wall = time.perf_counter() - t0
     status = {True: "feasible", False: "infeasible"}.get(ans, "unknown")
     out = {"status": status, "wall_s": round(wall, 4), "solver": f"python-sat {used}",
-           "clauses": len(cnf.clauses), "separation": bool(separation), "witness": None}
+           "clauses": len(cnf.clauses), "separation": bool(separation), "function": bool(function),
+           "witness": None}
     if status == "feasible":
         hw = np.array([[cnf.value(w, model) for w in row] for row in W],
                       dtype=np.int64).reshape(len(W), n)
@@ -151,7 +169,8 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
-                     separation: bool = False, only=None, progress: bool = True) -> dict:
+                     separation: bool = False, function: bool = False, only=None,
+                     progress: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -166,8 +185,9 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         JSON state file (atomic writes after every cube); a rerun skips the decided cubes.
     shard : (int, int)
         ``(i, k)``: only the cubes with index ``= i mod k`` (run k shards as k processes).
-    separation : bool
-        Encode the cubes with the implied separation clauses (:func:`solve_cube_sat`).
+    separation, function : bool
+        Encode the cubes with the implied separation clauses, with f's lex-leader
+        (:func:`solve_cube_sat`).
     only : iterable of int, optional
         Decide only these cube indices (of the shard), e.g. the ones another run left open.
     reverse : bool
@@ -208,7 +228,8 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         for i in mine:
             if i in done:
                 continue
-            done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation)
+            done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation,
+                                     function=function)
             if path is not None:
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
                                          "cubes": {str(j): r for j, r in sorted(done.items())}})
