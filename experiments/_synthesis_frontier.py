@@ -84,8 +84,14 @@ def task_cubes_sat(args) -> dict:
     from circuits.utils.files import read_json
 
     sat: dict = {}
-    for p in args.states:
-        sat.update(read_json(p)["cubes"])
+    clash = []
+    for p in args.states:          # a decided result wins over "unknown"; two decided ones must agree
+        for i, r in read_json(p)["cubes"].items():
+            old = sat.get(i)
+            if old is None or old["status"] == "unknown":
+                sat[i] = dict(r, state=str(p))
+            elif r["status"] not in ("unknown", old["status"]):
+                clash.append(int(i))
     total = len(top_gate_cubes(args.size))
     statuses = [sat.get(str(i), {}).get("status", "unknown") for i in range(total)]
     out = {"cubes": total, "sat_infeasible": statuses.count("infeasible"),
@@ -94,14 +100,17 @@ def task_cubes_sat(args) -> dict:
            "sat_seconds": round(sum(r["wall_s"] for r in sat.values()), 1),
            "sat_max_cube_s": max((r["wall_s"] for r in sat.values()), default=0.0),
            "sat_solver": next(iter(sat.values()))["solver"] if sat else None,
-           "sat_states": [str(p) for p in args.states]}
+           "sat_states": [str(p) for p in args.states], "sat_self_clash": clash,
+           "sat_decided_by_encoding": {k: sum(1 for r in sat.values() if r.get("function") == v
+                                              and r["status"] != "unknown")
+                             for k, v in (("plain", None), ("f's lex-leader", True))}}
     if args.cp_sat:
         cp = read_json(args.cp_sat)["cubes"]
         cmp_ = compare_cube_states(cp, sat)
         out.update(cp_sat_state=str(args.cp_sat),
                    cp_sat_seconds=round(sum(r["wall_s"] for r in cp.values()), 1),
                    agree=len(cmp_["agree"]), disagree=cmp_["disagree"], open=cmp_["open"])
-    if out["sat_infeasible"] == total and not out.get("disagree"):
+    if out["sat_infeasible"] == total and not out.get("disagree") and not clash:
         out["verdict"] = (f"no circuit with {args.size} hidden gates: every cube refuted by the "
                           f"second solver" + (" and by CP-SAT" if args.cp_sat else ""))
     else:
