@@ -61,3 +61,16 @@ def test_a_planted_disagreement_is_reported():
     a = {"0": {"status": "infeasible"}, "1": {"status": "infeasible"}, "2": {"status": "unknown"}}
     b = {"0": {"status": "infeasible"}, "1": {"status": "feasible"}, "2": {"status": "infeasible"}}
     assert compare_cube_states(a, b) == {"agree": [0], "disagree": [1], "open": [2]}
+
+
+def test_the_agreement_check_catches_a_wrong_symmetry(monkeypatch):
+    # treating the symmetries that complement f as if they kept it over-constrains the cube:
+    # PAR_2 with 2 gates and top gate OR-like (cube 1) is feasible, the wrong lex-leader says no
+    from circuits.analysis.synthesis import symmetry
+
+    real = symmetry.function_symmetries
+    g = top_gate_cubes(2)[1]
+    assert solve_cube_sat(parity(2), g, function=True)["status"] == "feasible"
+    monkeypatch.setattr(symmetry, "function_symmetries",
+                        lambda t: [(pi, False) for pi, _ in real(t)])
+    assert solve_cube_sat(parity(2), g, function=True)["status"] == "infeasible"
