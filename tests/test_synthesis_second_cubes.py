@@ -26,7 +26,7 @@ def test_every_cube_decided_alike_by_both_solvers(f, s):
         a = solve_cube(f, g, time_limit=30)
         b = solve_cube_sat(f, g, time_limit=30)
         c = solve_cube_sat(f, g, time_limit=30, separation=True)
-        d = solve_cube_sat(f, g, time_limit=30, separation=True, function=True)
+        d = solve_cube_sat(f, g, time_limit=30, separation=True, function=True, products=20)
         assert a["status"] == b["status"] == c["status"] == d["status"] != "unknown", g.tolist()
         if b["witness"] is not None:
             c = _circuit(b["witness"])

@@ -43,7 +43,7 @@ STATE_FORMAT = "depthsep.synthesis_cubes_sat"
 
 
 def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: bool = False,
-                 function: bool = False):
+                 function: bool = False, products: int = 0):
     """CNF of "s hidden gates h with g(h(z)) = f(z) for all z"; returns (cnf, W, T)."""
     s = int(g.size).bit_length() - 1
     c = CNF()
@@ -96,14 +96,23 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: boo
         # images of a solution the lexicographically largest has H_0 >= H_0 o sigma
         from circuits.analysis.synthesis.symmetry import function_symmetries
 
-        for pi, flip in function_symmetries(t):
-            if not flip:
-                lex_geq(H[0], [H[0][int(pi[k])] for k in range(K)])
+        keep = [pi for pi, flip in function_symmetries(t) if not flip]
+        rng = np.random.default_rng(0)
+        for _ in range(products if len(keep) > 1 else 0):   # more group elements: products
+            a, b = rng.choice(len(keep), 2, replace=False)
+            keep.append(keep[a][keep[b]])
+        block0 = [0]
+        for a, b in _symmetric_blocks(g, s):
+            if a == block0[-1]:
+                block0.append(b)
+        for pi in keep:
+            for j in block0:          # H_0 is the largest of its block, so H_0 >= H_j o sigma
+                lex_geq(H[0], [H[j][int(pi[k])] for k in range(K)])
     return c, W, T
 
 
 def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" = None,
-                   separation: bool = False, function: bool = False) -> dict:
+                   separation: bool = False, function: bool = False, products: int = 0) -> dict:
     """Solve one cube (top gate fixed to the table g) with the second solver.
 
     Parameters
@@ -121,8 +130,10 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
         Add the implied separation clauses (a one and a zero of f need a gate on at the one
         and off at the zero; implied because g is positive), as the CP-SAT cube does.
     function : bool
-        Lex-leader over f's own symmetries that keep f (``H_0 >= H_0 o sigma``; sound with the
-        block order, see the code).
+        Lex-leader over f's own symmetries that keep f (``H_0 >= H_j o sigma`` for the gates j
+        of gate 0's block of symmetric top inputs; sound with the block order, see the code).
+    products : int
+        With ``function``, also that many products of two of those symmetries (seeded).
 
     Returns
     -------
@@ -149,13 +160,13 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
         raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
     w_h, _ = weight_bound(max(n, 1))
     t0 = time.perf_counter()
-    cnf, W, T = _encode_cube(t, n, g, w_h, separation, function)
+    cnf, W, T = _encode_cube(t, n, g, w_h, separation, function, products)
     ans, model, used = _solve_in_child(cnf.clauses, solver or SECOND_SOLVER, float(time_limit))
     wall = time.perf_counter() - t0
     status = {True: "feasible", False: "infeasible"}.get(ans, "unknown")
     out = {"status": status, "wall_s": round(wall, 4), "solver": f"python-sat {used}",
            "clauses": len(cnf.clauses), "separation": bool(separation), "function": bool(function),
-           "witness": None}
+           "products": int(products) if function else 0, "witness": None}
     if status == "feasible":
         hw = np.array([[cnf.value(w, model) for w in row] for row in W],
                       dtype=np.int64).reshape(len(W), n)
@@ -169,8 +180,8 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
-                     separation: bool = False, function: bool = False, only=None,
-                     progress: bool = True) -> dict:
+                     separation: bool = False, function: bool = False, products: int = 0,
+                     only=None, progress: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -185,9 +196,9 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         JSON state file (atomic writes after every cube); a rerun skips the decided cubes.
     shard : (int, int)
         ``(i, k)``: only the cubes with index ``= i mod k`` (run k shards as k processes).
-    separation, function : bool
-        Encode the cubes with the implied separation clauses, with f's lex-leader
-        (:func:`solve_cube_sat`).
+    separation, function, products :
+        Encode the cubes with the implied separation clauses, with f's lex-leader and that
+        many extra group elements (:func:`solve_cube_sat`).
     only : iterable of int, optional
         Decide only these cube indices (of the shard), e.g. the ones another run left open.
     reverse : bool
@@ -229,7 +240,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
             if i in done:
                 continue
             done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation,
-                                     function=function)
+                                     function=function, products=products)
             if path is not None:
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
                                          "cubes": {str(j): r for j, r in sorted(done.items())}})
