@@ -8,7 +8,10 @@
 - :mod:`~circuits.analysis.synthesis.depth3` — THR o THR o THR (:func:`decide_depth3`);
 - :mod:`~circuits.analysis.synthesis.least` — the least size (:func:`least_depth2`);
 - :mod:`~circuits.analysis.synthesis.twin` — the exhaustive enumerator as a cross-check;
-- :mod:`~circuits.analysis.synthesis.slicing` — hyperplanes slicing the edges of Q_n;
+- :mod:`~circuits.analysis.synthesis.slicing` — hyperplanes slicing the edges of Q_n
+  (:func:`decide_slicing`: "k planes cut all edges but at most one", by either solver);
+- :mod:`~circuits.analysis.synthesis.second_cubes` — the cube split checked by the second
+  solver, cube by cube;
 - :mod:`~circuits.analysis.synthesis.solver` and :mod:`~circuits.analysis.synthesis.records` —
   one bounded CP-SAT solve, witness re-verification and the claim records.
 """
