@@ -29,6 +29,13 @@ every refutation) against the CP-SAT model on PAR_4 with 3 gates and PAR_5 with 
 cube split (:func:`~circuits.analysis.synthesis.parallel.decide_by_cubes`, serial, one CP-SAT
 worker per cube) against the whole model with one worker on PAR_5 with 4 gates and IP_3 with 3.
 
+Part E, the second solver cube by cube and the slicing decision (same run, interleaved): the
+cube split decided by CaDiCaL on bit-blasted cubes
+(:func:`~circuits.analysis.synthesis.second_cubes.confirm_by_cubes`, the check of the PAR_6
+refutation) against the CP-SAT cube split, serial, on PAR_4 with 3 gates and PAR_5 with 4; and
+:func:`~circuits.analysis.synthesis.slicing.decide_slicing` ("3 planes cut 31 of the 32 edges
+of Q4", infeasible) by CP-SAT against CaDiCaL.
+
 Usage: python benchmarks/bench_least.py [--repeats 3] [--cap 90] [--skip-big]
        [--out benchmarks/results_least.json]
 """
@@ -99,9 +106,9 @@ def main(argv=None) -> int:
     p.add_argument("--cap", type=float, default=90.0, help="seconds cap of every solver call")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results_least.json"))
     p.add_argument("--skip-big", action="store_true", help="skip PAR_5 / IP_3 / S(4,3)")
-    p.add_argument("--only", default=None, help="comma list of parts to run (A, B, C, D)")
+    p.add_argument("--only", default=None, help="comma list of parts to run (A, B, C, D, E)")
     args = p.parse_args(argv)
-    parts = set((args.only or "A,B,C,D").upper().split(","))
+    parts = set((args.only or "A,B,C,D,E").upper().split(","))
     cap = args.cap
     rows = []
 
@@ -195,6 +202,30 @@ def main(argv=None) -> int:
                                  "whole model": lambda f=f, s=s: whole(f, s, 1)},
                                 args.repeats, check=chk_d)
                 record(f"{name}: cube split", t, "whole model", ours="cube split", part="D")
+
+    if "E" in parts:
+        from circuits.analysis.synthesis.parallel import decide_by_cubes
+        from circuits.analysis.synthesis.second_cubes import confirm_by_cubes
+        from circuits.analysis.synthesis.slicing import decide_slicing
+
+        def chk_e(who, res):
+            assert res in (("infeasible",), ("unknown",)), (who, res)
+        cases = [("PAR_4 s=3", parity(4), 3)]
+        if not args.skip_big:
+            cases.append(("PAR_5 s=4", parity(5), 4))
+        for name, f, s in cases:
+            t = interleaved({"CP-SAT cubes": lambda f=f, s=s: (decide_by_cubes(
+                                 f, s, time_limit=cap, progress=False)["status"],),
+                             "CaDiCaL cubes": lambda f=f, s=s: (confirm_by_cubes(
+                                 f, s, time_limit=cap, progress=False)["status"],)},
+                            args.repeats, check=chk_e)
+            record(f"{name}: cubes, second solver", t, "CaDiCaL cubes", ours="CP-SAT cubes",
+                   part="E")
+        t = interleaved({"CP-SAT": lambda: (decide_slicing(4, 3, time_limit=cap)["status"],),
+                         "CaDiCaL CNF": lambda: (decide_slicing(4, 3, time_limit=cap,
+                                                                solver="sat")["status"],)},
+                        args.repeats, check=chk_e)
+        record("Q4, 3 planes cut 31 edges", t, "CaDiCaL CNF", ours="CP-SAT", part="E")
 
     singles = []
     if "C" in parts:

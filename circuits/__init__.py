@@ -20,6 +20,7 @@ from circuits.simulate import (Disagreements, count_disagreements, count_ones, e
                                evaluate_indices, truth_table)
 from circuits.dispatch import KernelPlan, kernel_plan
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
+from circuits.ip_product import ip_depth2_product
 from circuits.graph import DagCircuit, DagGate
 from circuits.graph_view import from_networkx, to_networkx
 from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
@@ -34,7 +35,7 @@ __all__ = [
     "majority",
     "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
     "truth_table", "KernelPlan", "kernel_plan",
-    "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2",
+    "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2", "ip_depth2_product",
     "DagCircuit", "DagGate", "to_networkx", "from_networkx",
     "save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
     "analysis", "utils",

@@ -12,7 +12,10 @@
   bound, proved by two solvers (:func:`check_weight_witness`);
 - :mod:`~circuits.analysis.synthesis.least` — the least size (:func:`least_depth2`);
 - :mod:`~circuits.analysis.synthesis.twin` — the exhaustive enumerator as a cross-check;
-- :mod:`~circuits.analysis.synthesis.slicing` — hyperplanes slicing the edges of Q_n;
+- :mod:`~circuits.analysis.synthesis.slicing` — hyperplanes slicing the edges of Q_n
+  (:func:`decide_slicing`: "k planes cut all edges but at most one", by either solver);
+- :mod:`~circuits.analysis.synthesis.second_cubes` — the cube split checked by the second
+  solver, cube by cube;
 - :mod:`~circuits.analysis.synthesis.solver` and :mod:`~circuits.analysis.synthesis.records` —
   one bounded CP-SAT solve, witness re-verification and the claim records.
 """
@@ -22,7 +25,8 @@ from circuits.analysis.synthesis.least import least_depth2
 from circuits.analysis.synthesis.least3 import first_layer_by_enumeration, least_depth3
 from circuits.analysis.synthesis.model import decide_depth2
 from circuits.analysis.synthesis.records import LeastDepth2, SizeClaim
-from circuits.analysis.synthesis.slicing import PATERSON_PLANES, max_sliced_edges, sliced_edges
+from circuits.analysis.synthesis.slicing import (PATERSON_PLANES, decide_slicing, max_sliced_edges,
+                                                 sliced_edges)
 from circuits.analysis.synthesis.solver import SOLVER_NAME, verify_witness
 from circuits.analysis.synthesis.symmetry import (DEFAULT_SYMMETRY, SYMMETRIES,
                                                   function_symmetries)
@@ -34,7 +38,7 @@ from circuits.analysis.synthesis.weights import (MAX_TOTAL_WEIGHT, NP_CLASSES,
 from circuits.analysis.synthesis.witness import WITNESS_8, check_weight_witness
 
 __all__ = ["LeastDepth2", "SizeClaim", "least_depth2", "decide_depth2", "decide_depth3",
-           "weight_bound", "max_sliced_edges", "sliced_edges", "PATERSON_PLANES",
+           "weight_bound", "max_sliced_edges", "decide_slicing", "sliced_edges", "PATERSON_PLANES",
            "function_symmetries", "threshold_class_representatives",
            "count_threshold_functions_by_class", "count_threshold_n_classes",
            "max_minimal_weight", "MAX_TOTAL_WEIGHT", "NP_CLASSES", "SOLVER_NAME",
