@@ -100,10 +100,14 @@ def parse_args(argv=None):
 
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
-    from networks.separation.curriculum import CURRICULUM_PREDICTION, curriculum_table
+    from networks.separation.curriculum import (CURRICULUM_PREDICTION, DESIGN_PREDICTION,
+                                                curriculum_table)
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
     print(f"prediction (stated before the run): {CURRICULUM_PREDICTION}", file=sys.stderr)
+    if args.stall_window is not None or args.heldout:
+        print(f"prediction for these designs (stated before the run): {DESIGN_PREDICTION}",
+              file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     resume = out / "curriculum_cells.jsonl"
