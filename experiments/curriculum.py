@@ -3,6 +3,7 @@
     depthsep separate --curriculum --n 4..7            # the recorded run (about 6 min)
     depthsep separate --curriculum --n 8 --seeds 1     # one more n, resumable
     depthsep separate --curriculum --n 4..7 --stall-window 200 --epochs 3000 --heldout
+    depthsep separate --curriculum --n 4..7 --stall-window 200 --epochs 1000 --and-stage
 
 Trains depth 3 (default widths (2n, n + 1)) and depth 2 of the same parameter count along the
 ip_j dial ip_1 → … → ip_n (each stage warm-started from the last), next to the same nets trained
@@ -53,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also train every net on a quarter of the pairs (half of each party's "
                         "inputs) and measure it on a disjoint quarter (inputs of neither party "
                         "seen): learning IP against memorising pairs")
+    p.add_argument("--and-stage", action="store_true",
+                   help="also the AND-stage design: each net trained on MAJ∘AND (its first layer "
+                        "must carry the AND count), then on IP (and, as the control, on random "
+                        "labels) with depth 3's first layer frozen; n x --epochs per stage")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
     p.add_argument("--fresh", action="store_true",
@@ -100,13 +105,16 @@ def parse_args(argv=None):
 
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
-    from networks.separation.curriculum import (CURRICULUM_PREDICTION, DESIGN_PREDICTION,
-                                                curriculum_table)
+    from networks.separation.curriculum import (AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
+                                                DESIGN_PREDICTION, curriculum_table)
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
     print(f"prediction (stated before the run): {CURRICULUM_PREDICTION}", file=sys.stderr)
     if args.stall_window is not None or args.heldout:
         print(f"prediction for these designs (stated before the run): {DESIGN_PREDICTION}",
+              file=sys.stderr)
+    if args.and_stage:
+        print(f"prediction for the AND stage (stated before the run): {AND_STAGE_PREDICTION}",
               file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
@@ -116,7 +124,8 @@ def run(args) -> dict:
     table = curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
                              base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
                              progress=not args.no_progress, stall_window=args.stall_window,
-                             stall_tol=args.stall_tol, heldout=args.heldout)
+                             stall_tol=args.stall_tol, heldout=args.heldout,
+                             and_stage=args.and_stage)
     t1 = time.perf_counter()
     signal = gradient_signal_table(args.n, inits=args.signal_inits, base_seed=args.seed,
                                    depth3_max_n=min(max(args.n), 8))
@@ -172,7 +181,15 @@ def table_text(record) -> str:
                     + (f"   (log2 slope {e:+.2f} per bit)" if e is not None else ""))
     v = record["verdict"]
     lines += ["", f"prediction (stated before the run): {record['prediction']}"]
-    for name in ("depth_gain_curriculum", "depth_gain_heldout", "budget"):
+    and_rows = [s for s in summ if s["kind"] == "and_stage"]
+    if and_rows:
+        lines += ["", "AND stage (MAJ∘AND, then the labels; depth 3's first layer frozen): "
+                  "best-affine R², median over seeds"]
+        for s in and_rows:
+            lines.append(f"  n={s['n']} {s['rule']:>16} {s['target']:>7}: "
+                         f"{s['r2_affine_median']:.4f}")
+    for name in ("depth_gain_curriculum", "depth_gain_heldout", "depth_gain_and_stage",
+                 "budget"):
         if name in v["clauses"]:
             c = v["clauses"][name]
             lines.append("  " + clause_line(name, c))

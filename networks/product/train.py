@@ -217,7 +217,7 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
                   mask=None, blas: "int | None" = 1, progress: bool = False,
                   desc: str = "train (product form)", precision: str = "float32",
                   max_seconds=DEFAULT, stall_window: "int | None" = None,
-                  stall_tol: float = 1e-3) -> TrainResult:
+                  stall_tol: float = 1e-3, freeze_first: bool = False) -> TrainResult:
     """Adam on the MSE over all 4^n support points of a hard instance, in product form.
 
     Parameters
@@ -269,6 +269,9 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         over the last ``stall_window`` epochs, ``best[t − window] − best[t] < stall_tol ·
         best[t − window]`` (the running best, so one noisy Adam step neither stops nor extends a
         run).  None (default): no such rule (``patience``/``tol`` and the epoch budget only).
+    freeze_first : bool
+        Keep the first hidden layer (its weights and biases) fixed: its gradients are replaced
+        by zeros before the Adam step, so its moments stay 0 and its update is exactly 0.
     max_seconds : float or None
         Refuse a run whose estimated time for ``epochs`` epochs exceeds this (RunTooLongError,
         raised after about 0.04 s of measured epochs, compilation excluded); default
@@ -313,6 +316,9 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         for p in params:
             np.clip(p, -weight_bound, weight_bound, out=p)
     adam = _Adam(params, float(lr), tuple(float(x) for x in betas), float(eps), weight_bound, mask)
+    settings["freeze_first"] = bool(freeze_first)
+    if freeze_first:
+        adam = _FrozenFirst(adam)
     t0 = time.perf_counter()
     with blas_threads(blas), _numba_threads(sup.size ** 2 * params[0].shape[0]):
         losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
@@ -410,6 +416,18 @@ class _Depth3Grad:
 
         z = np.zeros((4, 1))
         depth3_pass32(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0, np.zeros((4, 4)))
+
+
+class _FrozenFirst:
+    """An Adam step that leaves the first hidden layer (params 0 and 1) unchanged."""
+
+    def __init__(self, adam):
+        self.adam, self.lr = adam, adam.lr
+
+    def __call__(self, grads):
+        grads = list(grads)
+        grads[0], grads[1] = np.zeros_like(grads[0]), np.zeros_like(grads[1])
+        self.adam(grads)
 
 
 def _check_stall(window, tol):

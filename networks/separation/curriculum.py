@@ -34,11 +34,11 @@ import numpy as np
 from circuits.utils.validation import check_int
 
 __all__ = ["curriculum_table", "curriculum_cells", "run_curriculum_cell", "CURRICULUM_PREDICTION",
-           "DESIGN_PREDICTION",
+           "DESIGN_PREDICTION", "AND_STAGE_PREDICTION",
            "CURRICULUM_KINDS", "DEFAULT_CURRICULUM_DEPTH3"]
 
 #: The kinds of cell this module computes (dispatched by :func:`networks.separation.separate.run_cell`).
-CURRICULUM_KINDS = ("curriculum", "cold", "curriculum_heldout", "cold_heldout")
+CURRICULUM_KINDS = ("curriculum", "cold", "curriculum_heldout", "cold_heldout", "and_stage")
 DEFAULT_CURRICULUM_DEPTH3 = ("2n", "n+1")
 #: The prediction, stated before the runs.
 CURRICULUM_PREDICTION = (
@@ -59,11 +59,24 @@ DESIGN_PREDICTION = (
     "depth gain")
 
 
+#: The prediction for the AND-stage design (``and_stage``), stated before its run.
+AND_STAGE_PREDICTION = (
+    "AND stage (train on MAJ∘AND, whose first layer must carry the AND count, then freeze the "
+    "first layer of depth 3 and train its upper layers on IP): depth 3 reaches best-affine R² "
+    "≥ 0.5 on IP at n ≤ 7, depth 2 of equal parameter count (MAJ∘AND then IP, nothing frozen) "
+    "stays below 0.2, and random labels on the same frozen layer stay below 0.2")
+
+
 def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
                      base_seed: int = 0, epochs: int = 300, lr: float = 3e-3,
                      stall_window: "int | None" = None, stall_tol: float = 1e-3,
-                     heldout: bool = False) -> list:
+                     heldout: bool = False, and_stage: bool = False) -> list:
     """Every cell of the E25 table (:class:`networks.separation.separate.Cell`).
+
+    ``and_stage``: also the AND-stage cells (kind ``and_stage``, targets IP and random labels):
+    n·``epochs`` on MAJ∘AND, then n·``epochs`` on the target with depth 3's first layer frozen
+    (depth 2 trains every layer in both stages: freezing its only hidden layer would leave a
+    linear read-out).
 
     ``stall_window``/``stall_tol``: convergence-based stopping of every stage (and cold run),
     ``epochs`` then only its cap (None: the patience rule).  ``heldout``: also the held-out cells
@@ -79,6 +92,8 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     if heldout:
         kinds += [("curriculum_heldout", "ip"), ("curriculum_heldout", "random"),
                   ("cold_heldout", "ip")]
+    if and_stage:
+        kinds += [("and_stage", "ip"), ("and_stage", "random")]
     cells = []
     for n in ns:
         w1, w2 = width_of(r1, n), width_of(r2, n)
@@ -94,12 +109,12 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     return cells
 
 
-def _train(net, inst, Y, epochs, lr, cell=None):
+def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
     from networks.separation.separate import stopping
     from networks.train_product import train_product
 
     return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, target_loss=1e-6,
-                         max_seconds=None, **stopping(cell or {}))
+                         max_seconds=None, freeze_first=freeze_first, **stopping(cell or {}))
 
 
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
@@ -120,6 +135,7 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
     inst = HardInstance(n, seed=bs)
     gen = inst.embedding.generator
     Y = target_table(cell["target"], n, seed=bs, generator=gen)
+    Yip = target_table("ip", n, seed=bs, generator=gen)
     net = SigmaNetwork.random([inst.dim, *cell["widths"], 1], "relu", seed=cell["seed"],
                               bias_scale=0.5)
     row = {k: cell[k] for k in ("kind", "target", "n", "rule", "widths", "seed")}
@@ -135,6 +151,20 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
                            "r2_affine_ip": (exact_correlation(net, inst, Y)["r2_affine"]
                                             if j < n else None)})
         stages[-1]["r2_affine_ip"] = stages[-1]["r2_affine_stage"]
+    elif cell["kind"] == "and_stage":
+        # MAJ∘AND first (its first layer must carry the AND count), then the target with
+        # depth 3's first layer frozen (depth 2: every layer trains)
+        Ym = target_table("majand", n, seed=bs, generator=gen)
+        frozen = len(cell["widths"]) == 2
+        for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
+                                                    (Y, cell["target"], frozen))):
+            res = _train(net, inst, labels, n * cell["epochs"], cell["lr"], cell,
+                         freeze_first=freeze)
+            net = res.network
+            stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
+                           "epochs": res.history["epochs"], "reason": res.history["reason"],
+                           "r2_affine_stage": exact_correlation(net, inst, labels)["r2_affine"],
+                           "r2_affine_ip": exact_correlation(net, inst, Yip)["r2_affine"]})
     else:                       # cold: n·epochs on the final labels (IP or random)
         res = _train(net, inst, Y, n * cell["epochs"], cell["lr"], cell)
         net = res.network
@@ -152,7 +182,7 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
                      base_seed: int = 0, epochs: int = 300, lr: float = 3e-3,
                      resume=None, executor=None, client=None, progress: bool = False,
                      stall_window: "int | None" = None, stall_tol: float = 1e-3,
-                     heldout: bool = False) -> dict:
+                     heldout: bool = False, and_stage: bool = False) -> dict:
     """The E25 table (entry point): ``{"rows", "summary", "verdict", "prediction", "cells",
     "resumed"}``; ``resume``/``executor``/``client``/``progress`` as in
     :func:`networks.separation.separate.separation_table` (same resume file format; cells are
@@ -169,6 +199,7 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     stall_window, stall_tol : convergence-based stopping of every stage (:func:`curriculum_cells`).
     heldout : also train on a quarter of the pairs and measure on a disjoint quarter
         (:mod:`networks.separation.curriculum_heldout`): learning against memorising.
+    and_stage : also the AND-stage cells (:func:`curriculum_cells`).
     """
     from networks.separation.depth_verdict import summarise, verdict
     from networks.separation.separate import run_cells
@@ -178,13 +209,14 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     epochs = check_int(epochs, name="epochs", minimum=1, what="Adam epochs per stage")
     cells = curriculum_cells(ns, depth3=depth3, seeds=seeds, base_seed=base_seed,
                              epochs=epochs, lr=lr, stall_window=stall_window,
-                             stall_tol=stall_tol, heldout=heldout)
+                             stall_tol=stall_tol, heldout=heldout, and_stage=and_stage)
     rows, resumed = run_cells(cells, base_seed=base_seed, resume=resume, executor=executor,
                               client=client, progress=progress, desc="curriculum")
     summary = summarise(rows)
     designed = stall_window is not None or heldout
     return {"rows": rows, "summary": summary, "verdict": verdict(summary),
-            "prediction": CURRICULUM_PREDICTION + ("; " + DESIGN_PREDICTION if designed else ""),
+            "prediction": CURRICULUM_PREDICTION + ("; " + DESIGN_PREDICTION if designed else "")
+            + ("; " + AND_STAGE_PREDICTION if and_stage else ""),
             "cells": len(cells), "resumed": resumed,
             "stages": _stage_table(rows)}
 

@@ -286,7 +286,9 @@ def run_cell(cell, *, base_seed: int = 0) -> dict:
     """Compute one cell (a pure function of the cell and the base seed, bit for bit: the
     threads are pinned, :func:`pinned_threads`): the row dict."""
     with pinned_threads():
-        if cell["kind"] in ("curriculum", "cold", "curriculum_heldout", "cold_heldout"):
+        from networks.separation.curriculum import CURRICULUM_KINDS
+
+        if cell["kind"] in CURRICULUM_KINDS:
             from networks.separation.curriculum import run_curriculum_cell
 
             return run_curriculum_cell(cell, base_seed)
