@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "labels) with depth 3's first layer frozen; n x --epochs per stage")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
+    p.add_argument("--executor", choices=("none", "threads", "processes"), default="none",
+                   help="where cells run: this thread (default), a thread pool or a process pool "
+                        "(one cell per task; rows are the same bit for bit)")
     p.add_argument("--fresh", action="store_true",
                    help="ignore <out>/curriculum_cells.jsonl and recompute every cell")
     p.add_argument("--out", type=Path, default=Path("results/curriculum"),
@@ -106,7 +109,7 @@ def parse_args(argv=None):
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
     from networks.separation.curriculum import (AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
-                                                DESIGN_PREDICTION, curriculum_table)
+                                                DESIGN_PREDICTION)
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
     print(f"prediction (stated before the run): {CURRICULUM_PREDICTION}", file=sys.stderr)
@@ -121,11 +124,14 @@ def run(args) -> dict:
     resume = out / "curriculum_cells.jsonl"
     if args.fresh and resume.exists():
         resume.unlink()
-    table = curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
-                             base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
-                             progress=not args.no_progress, stall_window=args.stall_window,
-                             stall_tol=args.stall_tol, heldout=args.heldout,
-                             and_stage=args.and_stage)
+    from experiments.separate import _executor
+
+    executor = _executor(args)
+    try:
+        table = _table(args, resume, executor)
+    finally:
+        if executor is not None and not isinstance(executor, str):
+            executor.shutdown()
     t1 = time.perf_counter()
     signal = gradient_signal_table(args.n, inits=args.signal_inits, base_seed=args.seed,
                                    depth3_max_n=min(max(args.n), 8))
@@ -137,6 +143,16 @@ def run(args) -> dict:
             "settings": settings, **table, "gradient_signal": signal,
             "signal_exponents": exps, "seconds_table": t1 - t0,
             "seconds_signal": time.perf_counter() - t1, "seconds": time.perf_counter() - t0}
+
+
+def _table(args, resume, executor):
+    from networks.separation.curriculum import curriculum_table
+
+    return curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
+                            base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
+                            progress=not args.no_progress, stall_window=args.stall_window,
+                            stall_tol=args.stall_tol, heldout=args.heldout,
+                            and_stage=args.and_stage, executor=executor)
 
 
 def table_text(record) -> str:

@@ -33,7 +33,8 @@ the table is about 2.7 h on 2 quiet cores with ``--executor processes`` (n = 12 
 it); cells that stall stop sooner.  Cells run cheapest first within each n, so a stopped run
 keeps whole n.  (n², n) stops at n = 10 because one such epoch at n = 12 is about 3·10^10 terms
 (several seconds on one thread).  The curriculum rows of the full table are
-``depthsep separate --curriculum --n 4..10 --seeds 3`` (about 0.2 h more).
+``depthsep separate --curriculum --n 4..10 --seeds 3 --executor processes`` (300 epochs per
+stage, about 1,500 core-seconds if every stage runs to its budget: 0.2 h more on 2 cores).
 
 Outputs in ``--out`` (default results/separate): ``separate.json`` (rows, summary, verdict,
 settings, versions; atomic), ``separate.png`` (best-affine R² against n, one panel per width
