@@ -233,7 +233,10 @@ def plot(record, out: Path) -> list:
     summ = record["summary"]
     with pyplot() as plt:
         ns = sorted({s["n"] for s in stages})
-        fig, axes = plt.subplots(1, max(1, len(ns)), figsize=(3.2 * max(1, len(ns)), 3.6),
+        title = textwrap.wrap(record["verdict"]["headline"], 100)
+        fig, axes = plt.subplots(1, max(1, len(ns)),
+                                 figsize=(max(3.2 * max(1, len(ns)), 7.0),
+                                          3.6 + 0.16 * len(title)),
                                  sharey=True, squeeze=False)
         for ax, n in zip(axes[0], ns):
             for st in (s for s in stages if s["n"] == n):
@@ -258,8 +261,10 @@ def plot(record, out: Path) -> list:
             ax.set_xlabel("stage j (labels ip_j)")
         axes[0][0].set_ylabel("best-affine R² on IP (median over seeds)")
         rows = legend_below(fig, axes[0], ncol=3)
-        fig.suptitle("\n".join(textwrap.wrap(record["verdict"]["headline"], 100)), fontsize=9)
-        fig.tight_layout(rect=(0, 0.07 * rows + 0.03, 1, 0.9))
+        fig.suptitle("\n".join(title), fontsize=9)
+        height = fig.get_size_inches()[1]          # the title's lines take about 0.16 in each
+        fig.tight_layout(rect=(0, (0.25 * rows + 0.1) / height, 1,
+                               1 - (0.16 * len(title) + 0.1) / height))
         try:
             paths.append(savefig_atomic(fig, out / "curriculum.png", dpi=110))
         finally:
