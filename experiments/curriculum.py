@@ -2,6 +2,8 @@
 
     depthsep separate --curriculum --n 4..7            # the recorded run (about 6 min)
     depthsep separate --curriculum --n 8 --seeds 1     # one more n, resumable
+    depthsep separate --curriculum --n 4..7 --stall-window 200 --epochs 3000 --heldout
+    depthsep separate --curriculum --n 4..7 --stall-window 200 --epochs 1000 --and-stage
 
 Trains depth 3 (default widths (2n, n + 1)) and depth 2 of the same parameter count along the
 ip_j dial ip_1 → … → ip_n (each stage warm-started from the last), next to the same nets trained
@@ -42,8 +44,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Adam epochs per stage (cold rows: n times this); default 300")
     p.add_argument("--lr", type=float, default=0.003, help="Adam step size; default 0.003")
     p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
+    p.add_argument("--stall-window", type=int, default=None,
+                   help="convergence-based stopping of every stage: a stage stops when its best "
+                        "loss fell by less than --stall-tol (relative) over this many epochs, "
+                        "--epochs is then only the cap per stage; default: off (patience rule)")
+    p.add_argument("--stall-tol", type=float, default=1e-3,
+                   help="relative improvement below which a stage has stalled; default 0.001")
+    p.add_argument("--heldout", action="store_true",
+                   help="also train every net on a quarter of the pairs (half of each party's "
+                        "inputs) and measure it on a disjoint quarter (inputs of neither party "
+                        "seen): learning IP against memorising pairs")
+    p.add_argument("--and-stage", action="store_true",
+                   help="also the AND-stage design: each net trained on MAJ∘AND (its first layer "
+                        "must carry the AND count), then on IP (and, as the control, on random "
+                        "labels) with depth 3's first layer frozen; n x --epochs per stage")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
+    p.add_argument("--executor", choices=("none", "threads", "processes"), default="none",
+                   help="where cells run: this thread (default), a thread pool or a process pool "
+                        "(one cell per task; rows are the same bit for bit)")
     p.add_argument("--fresh", action="store_true",
                    help="ignore <out>/curriculum_cells.jsonl and recompute every cell")
     p.add_argument("--out", type=Path, default=Path("results/curriculum"),
@@ -77,6 +96,10 @@ def parse_args(argv=None):
             p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if not args.lr > 0:
         p.error(f"--lr must be > 0, got {args.lr}")
+    if args.stall_window is not None and args.stall_window < 1:
+        p.error(f"--stall-window must be >= 1, got {args.stall_window}")
+    if not 0 <= args.stall_tol < 1:
+        p.error(f"--stall-tol must lie in [0, 1), got {args.stall_tol}")
     if args.seed < 0:
         p.error(f"--seed must be >= 0, got {args.seed}")
     args.out = str(check_output_dir(p, args.out))
@@ -85,18 +108,30 @@ def parse_args(argv=None):
 
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
-    from networks.separation.curriculum import CURRICULUM_PREDICTION, curriculum_table
+    from networks.separation.curriculum import (AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
+                                                DESIGN_PREDICTION)
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
     print(f"prediction (stated before the run): {CURRICULUM_PREDICTION}", file=sys.stderr)
+    if args.stall_window is not None or args.heldout:
+        print(f"prediction for these designs (stated before the run): {DESIGN_PREDICTION}",
+              file=sys.stderr)
+    if args.and_stage:
+        print(f"prediction for the AND stage (stated before the run): {AND_STAGE_PREDICTION}",
+              file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     resume = out / "curriculum_cells.jsonl"
     if args.fresh and resume.exists():
         resume.unlink()
-    table = curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
-                             base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
-                             progress=not args.no_progress)
+    from experiments.separate import _executor
+
+    executor = _executor(args)
+    try:
+        table = _table(args, resume, executor)
+    finally:
+        if executor is not None and not isinstance(executor, str):
+            executor.shutdown()
     t1 = time.perf_counter()
     signal = gradient_signal_table(args.n, inits=args.signal_inits, base_seed=args.seed,
                                    depth3_max_n=min(max(args.n), 8))
@@ -108,6 +143,16 @@ def run(args) -> dict:
             "settings": settings, **table, "gradient_signal": signal,
             "signal_exponents": exps, "seconds_table": t1 - t0,
             "seconds_signal": time.perf_counter() - t1, "seconds": time.perf_counter() - t0}
+
+
+def _table(args, resume, executor):
+    from networks.separation.curriculum import curriculum_table
+
+    return curriculum_table(args.n, depth3=args.depth3[0], seeds=args.seeds,
+                            base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
+                            progress=not args.no_progress, stall_window=args.stall_window,
+                            stall_tol=args.stall_tol, heldout=args.heldout,
+                            and_stage=args.and_stage, executor=executor)
 
 
 def table_text(record) -> str:
@@ -127,12 +172,17 @@ def table_text(record) -> str:
 
     for st in record["stages"]:
         n, rule = st["n"], st["rule"]
-        cur, params = med("curriculum", "ip", n, rule)
-        cold, _ = med("cold", "ip", n, rule)
-        rnd, _ = med("curriculum", "random", n, rule)
-        lines.append(f"{n:>2} {rule:>16} {params or 0:>7} {cur:>10.4f} {cold:>8.4f} "
-                     f"{rnd:>8.4f}   " + " ".join(f"{v:.3f}"
-                                                   for v in st["r2_affine_ip_after_stage"]))
+        # held-out rows: every number measured on the held-out quadrant
+        sfx = "_heldout" if st.get("kind") == "curriculum_heldout" else ""
+        cur, params = med("curriculum" + sfx, "ip", n, rule)
+        cold, _ = med("cold" + sfx, "ip", n, rule)
+        rnd, _ = med("curriculum" + sfx, "random", n, rule)
+        lines.append(f"{n:>2} {rule + (' held-out' if sfx else ''):>16} {params or 0:>7} "
+                     f"{_f(cur):>10} {_f(cold):>8} {_f(rnd):>8}   "
+                     + " ".join(f"{v:.3f}" for v in st["r2_affine_ip_after_stage"]))
+    if any(st.get("kind") == "curriculum_heldout" for st in record["stages"]):
+        lines.append("   'held-out' rows: trained on A_tr x B_tr (a quarter of the pairs), "
+                     "measured on A_te x B_te (inputs of neither party seen)")
     lines += ["", "gradient signal at initialisation ||E[S grad N]|| (exact, mean over inits):"]
     sig = record["gradient_signal"]
     for depth in (2, 3):
@@ -147,13 +197,25 @@ def table_text(record) -> str:
                     + (f"   (log2 slope {e:+.2f} per bit)" if e is not None else ""))
     v = record["verdict"]
     lines += ["", f"prediction (stated before the run): {record['prediction']}"]
-    for name in ("depth_gain_curriculum", "budget"):
+    and_rows = [s for s in summ if s["kind"] == "and_stage"]
+    if and_rows:
+        lines += ["", "AND stage (MAJ∘AND, then the labels; depth 3's first layer frozen): "
+                  "best-affine R², median over seeds"]
+        for s in and_rows:
+            lines.append(f"  n={s['n']} {s['rule']:>16} {s['target']:>7}: "
+                         f"{s['r2_affine_median']:.4f}")
+    for name in ("depth_gain_curriculum", "depth_gain_heldout", "depth_gain_and_stage",
+                 "budget"):
         if name in v["clauses"]:
             c = v["clauses"][name]
             lines.append("  " + clause_line(name, c))
             lines += [f"      {d}" for d in c["detail"]]
     lines.append(f"verdict: {v['headline']}")
     return "\n".join(lines)
+
+
+def _f(v) -> str:
+    return "-" if v is None else f"{v:.4f}"
 
 
 def plot(record, out: Path) -> list:
@@ -171,14 +233,21 @@ def plot(record, out: Path) -> list:
     summ = record["summary"]
     with pyplot() as plt:
         ns = sorted({s["n"] for s in stages})
-        fig, axes = plt.subplots(1, max(1, len(ns)), figsize=(3.2 * max(1, len(ns)), 3.6),
+        title = textwrap.wrap(record["verdict"]["headline"], 100)
+        fig, axes = plt.subplots(1, max(1, len(ns)),
+                                 figsize=(max(3.2 * max(1, len(ns)), 7.0),
+                                          3.6 + 0.16 * len(title)),
                                  sharey=True, squeeze=False)
         for ax, n in zip(axes[0], ns):
             for st in (s for s in stages if s["n"] == n):
                 x = list(range(1, n + 1))
+                held = st.get("kind") == "curriculum_heldout"
                 ax.plot(x, st["r2_affine_ip_after_stage"], depth_linestyle(st["depth"]),
-                        marker="o", color=target_colour("ip"),
-                        label=f"curriculum, depth {st['depth']}")
+                        marker="x" if held else "o", color=target_colour("ip"),
+                        label=f"curriculum, depth {st['depth']}"
+                        + (", held-out pairs" if held else ""))
+                if held:
+                    continue
                 for kind, target, mk in (("cold", "ip", "s"), ("curriculum", "random", "^")):
                     s = next((s for s in summ if s["kind"] == kind and s["target"] == target
                               and s["n"] == n and s["rule"] == st["rule"]), None)
@@ -192,8 +261,10 @@ def plot(record, out: Path) -> list:
             ax.set_xlabel("stage j (labels ip_j)")
         axes[0][0].set_ylabel("best-affine R² on IP (median over seeds)")
         rows = legend_below(fig, axes[0], ncol=3)
-        fig.suptitle("\n".join(textwrap.wrap(record["verdict"]["headline"], 100)), fontsize=9)
-        fig.tight_layout(rect=(0, 0.07 * rows + 0.03, 1, 0.9))
+        fig.suptitle("\n".join(title), fontsize=9)
+        height = fig.get_size_inches()[1]          # the title's lines take about 0.16 in each
+        fig.tight_layout(rect=(0, (0.25 * rows + 0.1) / height, 1,
+                               1 - (0.16 * len(title) + 0.1) / height))
         try:
             paths.append(savefig_atomic(fig, out / "curriculum.png", dpi=110))
         finally:

@@ -20,6 +20,22 @@ Every cell (target × depth × width × seed × n) is independent and is appende
 kill (``--fresh`` starts over).  ``--executor threads|processes`` or ``--scheduler ADDRESS``
 (Dask) run cells in parallel, one cell per task.
 
+FULL DESIGN (``--full``): n = 4..12; depth-2 widths n and n²; trained depth 3 at (n, n+1) for
+every n and at (n², n) for n ≤ 10, each with depth 2 of the same parameter count; targets ip,
+majand, random; 3 seeds; Adam lr 0.02, full batch.  Convergence-based stopping: a cell stops when
+its best loss fell by less than 0.1% (relative) over the last 200 epochs, or reaches loss 1e-6.
+Two safety nets, both pure functions of the cell (the rows do not depend on the machine): at
+most 4000 epochs, and at most 10^12 pair-neuron terms (4^n times the product of the hidden
+widths, per epoch) but never fewer than 200 epochs.  A cell ending on a net is flagged "still
+improving" and the verdict's budget clause names it.  Designed from per-cell rates measured on
+one thread (benchmarks/bench_cell_rates.py, BENCHMARKS.md): even if every cell ran to its cap,
+the table is about 2.7 h on 2 quiet cores with ``--executor processes`` (n = 12 about half of
+it); cells that stall stop sooner.  Cells run cheapest first within each n, so a stopped run
+keeps whole n.  (n², n) stops at n = 10 because one such epoch at n = 12 is about 3·10^10 terms
+(several seconds on one thread).  The curriculum rows of the full table are
+``depthsep separate --curriculum --n 4..10 --seeds 3 --executor processes`` (300 epochs per
+stage, about 1,500 core-seconds if every stage runs to its budget: 0.2 h more on 2 cores).
+
 Outputs in ``--out`` (default results/separate): ``separate.json`` (rows, summary, verdict,
 settings, versions; atomic), ``separate.png`` (best-affine R² against n, one panel per width
 rule and one per depth-3 width pair),
@@ -29,7 +45,7 @@ Examples
 --------
     depthsep separate                                  # n = 4..8, 2 seeds: the default run
     depthsep separate --n 8,9,10 --seeds 3 --out results/sep-large
-    depthsep separate --full --out results/separate-full   # n = 4..12, 3 seeds, n, n^2, n^3
+    depthsep separate --full --executor processes --out results/separate-full
     depthsep separate --targets ip,majand,ip_3,thr --widths n,2n
     depthsep separate --sampled --n 14..24                 # past exhaustive sizes (E24)
     depthsep separate --curriculum --n 4..7                # E25: the ip_j curriculum, depth 2 vs 3
@@ -54,17 +70,29 @@ VERSION = 1
 DEFAULT_N = (4, 5, 6, 7, 8)
 FULL_N = tuple(range(4, 13))
 MAX_N = 12
+# the full table's design (FULL DESIGN in the text above; rates measured in BENCHMARKS.md)
+FULL_EPOCHS = 4000
+FULL_STALL_WINDOW = 200
+FULL_STALL_TOL = 1e-3
+FULL_WORK = 1e12
+FULL_WIDE_MAX_N = 10
+FULL_DEPTH3 = f"n:n+1,n^2:n:{FULL_WIDE_MAX_N}"
+
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from networks.separation.separate import MIN_CAPPED_EPOCHS
+
     p = argparse.ArgumentParser(allow_abbrev=False, prog="depthsep separate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=str, default=None,
                    help=f"n (bits per party): a list 4,6,8 or a range 4..9, 1..{MAX_N}; default "
                         f"{','.join(map(str, DEFAULT_N))} (4..12 with --full)")
     p.add_argument("--full", action="store_true",
-                   help="the full table: n = 4..12, 3 seeds, widths n,n^2,n^3, depth 3 to n = 10, "
-                        "5000 epochs (hours on 2 cores; resumable)")
+                   help="the full table (FULL DESIGN above): n = 4..12, 3 seeds, widths n,n^2, "
+                        f"depth 3 (n, n+1) to n = 12 and (n^2, n) to n = {FULL_WIDE_MAX_N}, each "
+                        "with depth 2 of equal parameter count; convergence-based stopping "
+                        "with an epoch cap and a per-cell work cap as safety nets; resumable")
     p.add_argument("--targets", type=str, default="ip,majand,random",
                    help="targets (networks.separation.targets): ip, majand, maj, thr, random, "
                         "ip_j; default ip,majand,random")
@@ -88,6 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="full-batch Adam epoch budget (stops early when the loss stalls); "
                         "default 1000 (5000 with --full)")
     p.add_argument("--lr", type=float, default=0.02, help="Adam step size; default 0.02")
+    p.add_argument("--stall-window", type=int, default=None,
+                   help="convergence-based stopping: a trained cell stops when its best loss "
+                        "fell by less than --stall-tol (relative) over this many epochs; "
+                        f"default: off (patience rule), {FULL_STALL_WINDOW} with --full")
+    p.add_argument("--stall-tol", type=float, default=None,
+                   help=f"relative improvement below which a cell has stalled; default "
+                        f"{FULL_STALL_TOL}")
+    p.add_argument("--work", type=float, default=None,
+                   help="per-cell work cap in pair-neuron terms (4^n times the product of the "
+                        "hidden widths, per epoch): caps the epochs of the most expensive cells "
+                        f"(never below {MIN_CAPPED_EPOCHS} epochs); default: none, "
+                        f"{FULL_WORK:.0e} with --full")
     p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
     p.add_argument("--heldout-n", type=str, default="4,5,6",
                    help="n for the held-out figure (train on half the pairs, test on the other "
@@ -133,27 +173,46 @@ def parse_args(argv=None):
             p.error(f"--targets: {exc}")
     if not args.targets:
         p.error("--targets must name at least one target")
-    widths = args.widths or ("n,n^2,n^3" if args.full else "n,n^2")
+    widths = args.widths or "n,n^2"
     args.widths = [w.strip() for w in widths.split(",") if w.strip()]
     if args.curriculum:
         p.error("--curriculum is E25, run by `depthsep separate --curriculum` "
                 "(python -m experiments.curriculum)")
     if args.depth3 is None:
-        args.depth3 = "n:n+1,n^2:n"
+        args.depth3 = FULL_DEPTH3 if args.full else "n:n+1,n^2:n"
     d3 = [] if args.depth3.strip().lower() == "none" else [
         tuple(x.strip() for x in pair.split(":")) for pair in args.depth3.split(",") if pair.strip()]
-    for rule in args.widths + [r for pair in d3 for r in pair]:
+    if any(len(pair) not in (2, 3) for pair in d3):
+        p.error(f"--depth3 must be pairs w1:w2 (or w1:w2:max_n) like n:n+1,n^2:n:10, got "
+                f"{args.depth3!r}")
+    try:
+        d3 = [(a, b) if not rest else (a, b, int(rest[0])) for a, b, *rest in d3]
+    except ValueError:
+        p.error(f"--depth3: the third field of w1:w2:max_n must be an integer, got "
+                f"{args.depth3!r}")
+    for rule in args.widths + [r for pair in d3 for r in pair[:2]]:
         try:
             width_of(rule, 4)
         except Exception as exc:  # noqa: BLE001
             p.error(f"--widths/--depth3: {exc}")
-    if any(len(pair) != 2 for pair in d3):
-        p.error(f"--depth3 must be pairs w1:w2 like n:n+1,n^2:n, got {args.depth3!r}")
     args.depth3 = d3
     args.depth3_max_n = args.depth3_max_n if args.depth3_max_n is not None else (
-        10 if args.full else 6)
+        MAX_N if args.full else 6)
     args.seeds = args.seeds if args.seeds is not None else (3 if args.full else 2)
-    args.epochs = args.epochs if args.epochs is not None else (5000 if args.full else 1000)
+    args.epochs = args.epochs if args.epochs is not None else (FULL_EPOCHS if args.full
+                                                               else 1000)
+    if args.stall_window is None and args.full:
+        args.stall_window = FULL_STALL_WINDOW
+    if args.stall_tol is None:
+        args.stall_tol = FULL_STALL_TOL
+    if args.work is None and args.full:
+        args.work = FULL_WORK
+    if args.stall_window is not None and args.stall_window < 1:
+        p.error(f"--stall-window must be >= 1, got {args.stall_window}")
+    if not 0 <= args.stall_tol < 1:
+        p.error(f"--stall-tol must lie in [0, 1), got {args.stall_tol}")
+    if args.work is not None and not args.work > 0:
+        p.error(f"--work must be > 0 (pair-neuron terms), got {args.work}")
     for name in ("seeds", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be >= 1, got {getattr(args, name)}")
@@ -221,7 +280,9 @@ def run(args) -> dict:
                                  depth3=args.depth3, depth3_max_n=args.depth3_max_n,
                                  seeds=args.seeds, base_seed=args.seed, epochs=args.epochs,
                                  lr=args.lr, resume=resume, executor=executor,
-                                 client=args.scheduler, progress=not args.no_progress)
+                                 client=args.scheduler, progress=not args.no_progress,
+                                 stall_window=args.stall_window, stall_tol=args.stall_tol,
+                                 work=args.work)
     finally:
         if executor is not None and not isinstance(executor, str):
             executor.shutdown()

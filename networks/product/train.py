@@ -221,7 +221,9 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
                   patience: "int | None" = 100, betas=(0.9, 0.999), eps: float = 1e-8,
                   mask=None, blas: "int | None" = 1, progress: bool = False,
                   desc: str = "train (product form)", precision: str = "float32",
-                  max_seconds=DEFAULT, device: "str | None" = None) -> TrainResult:
+                  max_seconds=DEFAULT, stall_window: "int | None" = None,
+                  stall_tol: float = 1e-3, freeze_first: bool = False,
+                  device: "str | None" = None) -> TrainResult:
     """Adam on the MSE over all 4^n support points of a hard instance, in product form.
 
     Parameters
@@ -267,6 +269,15 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         network, ``final_loss`` and every exact metric (:func:`networks.support_metrics`) are
         float64 either way.
 
+    stall_window, stall_tol : int or None, float
+        Convergence-based stopping: stop (``reason="stalled"``) at the first epoch t ≥
+        ``stall_window`` where the best loss so far fell by less than ``stall_tol`` (relative)
+        over the last ``stall_window`` epochs, ``best[t − window] − best[t] < stall_tol ·
+        best[t − window]`` (the running best, so one noisy Adam step neither stops nor extends a
+        run).  None (default): no such rule (``patience``/``tol`` and the epoch budget only).
+    freeze_first : bool
+        Keep the first hidden layer (its weights and biases) fixed: its gradients are replaced
+        by zeros before the Adam step, so its moments stay 0 and its update is exactly 0.
     max_seconds : float or None
         Refuse a run whose estimated time for ``epochs`` epochs exceeds this (RunTooLongError,
         raised after about 0.04 s of measured epochs, compilation excluded); default
@@ -319,6 +330,8 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
                          betas, eps, mask, blas, sup, dims, act)
     settings["precision"] = grad_fn.full_batch_precision
+    stall = _check_stall(stall_window, stall_tol)
+    settings["stall_window"], settings["stall_tol"] = stall
     settings["device"] = _torch.device_label(device)
     if batch_size is None:
         check_table_memory(sup.n, what="target table")
@@ -330,11 +343,14 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         for p in params:
             np.clip(p, -weight_bound, weight_bound, out=p)
     adam = _Adam(params, float(lr), tuple(float(x) for x in betas), float(eps), weight_bound, mask)
+    settings["freeze_first"] = bool(freeze_first)
+    if freeze_first:
+        adam = _FrozenFirst(adam)
     t0 = time.perf_counter()
     with blas_threads(blas), _numba_threads(sup.size ** 2 * params[0].shape[0]):
         losses, reason = _loop(params, adam, sup, grad_fn, Y, epochs, batch_size,
                                as_rng(seed), target_loss, tol, patience, progress, desc,
-                               _TimeLimit(limit, epochs, desc))
+                               _TimeLimit(limit, epochs, desc), stall)
         t_loop = time.perf_counter() - t0
         final = _final_loss(grad_fn, params, Y)
     layers = [DenseLayer(params[k], params[k + 1]) for k in range(0, len(params) - 2, 2)]
@@ -434,9 +450,48 @@ class _Depth3Grad:
         depth3_pass32(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0, np.zeros((4, 4)))
 
 
+class _FrozenFirst:
+    """An Adam step that leaves the first hidden layer (params 0 and 1) unchanged."""
+
+    def __init__(self, adam):
+        self.adam, self.lr = adam, adam.lr
+
+    def __call__(self, grads):
+        grads = list(grads)
+        grads[0], grads[1] = np.zeros_like(grads[0]), np.zeros_like(grads[1])
+        self.adam(grads)
+
+
+def _check_stall(window, tol):
+    """(window, tol) of the stall rule, validated (window None: no rule)."""
+    from circuits.utils.errors import InvalidArgumentError
+
+    if window is None:
+        return None, None
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise InvalidArgumentError(f"stall_window must be a positive int or None, got "
+                                   f"{window!r}; it is the number of epochs over which the "
+                                   f"relative loss improvement is measured")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 1:
+        raise InvalidArgumentError(f"stall_tol must be a number in [0, 1), got {tol!r}; it is "
+                                   f"the relative improvement below which a run has stalled")
+    return int(window), float(tol)
+
+
+def _stalled(bests, stall) -> bool:
+    """Whether the running best ``bests`` fell by less than ``tol`` (relative) over the last
+    ``window`` epochs (``stall`` = (window, tol), window None: never)."""
+    window, tol = stall
+    if window is None or len(bests) <= window:
+        return False
+    before = bests[-1 - window]
+    return before - bests[-1] < tol * before
+
+
 def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, tol, patience,
-          progress, desc, limit):
+          progress, desc, limit, stall=(None, None)):
     losses, best, since, reason = [], math.inf, 0, "epochs"
+    bests: list = []
     total = sup.size * sup.size
     full = batch_size is None or batch_size >= total
     grad_fn.warm_up(batch=not full)          # compile before the clock and the progress bar
@@ -463,6 +518,10 @@ def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, t
                     break
             limit.end_epoch(epoch)
             bar.update(1)
+            bests.append(min(loss, bests[-1]) if bests else loss)
+            if _stalled(bests, stall):
+                reason = "stalled"
+                break
             if loss < best - tol:
                 best, since = loss, 0
             else:

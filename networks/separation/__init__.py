@@ -7,7 +7,10 @@ the memorisation curve they supersede (E20).
 * :mod:`networks.separation.depth_verdict` — the E23/E25 verdict: expressivity and learnability
   clauses, "separation shown" only by a clause that isolates depth.
 * :mod:`networks.separation.curriculum` — E25: the ip_j curriculum, depth 3 vs depth 2 of equal
-  parameter count, with cold and random-label controls (:func:`curriculum_table`).
+  parameter count, with cold and random-label controls (:func:`curriculum_table`); its designs:
+  convergence-based stages, an AND stage with the first layer frozen, and held-out halves
+  (:mod:`networks.separation.curriculum_heldout`: trained on a quarter of the pairs, measured on a
+  disjoint quarter).
 * :mod:`networks.separation.gradient_signal` — the label's exact gradient signal at
   initialisation, ‖E[S·∇N]‖ over all 4^n pairs.
 * :mod:`networks.separation.sampled` / :mod:`networks.separation.sampled_verdict` — E24, the

@@ -34,10 +34,11 @@ import numpy as np
 from circuits.utils.validation import check_int
 
 __all__ = ["curriculum_table", "curriculum_cells", "run_curriculum_cell", "CURRICULUM_PREDICTION",
+           "DESIGN_PREDICTION", "AND_STAGE_PREDICTION",
            "CURRICULUM_KINDS", "DEFAULT_CURRICULUM_DEPTH3"]
 
 #: The kinds of cell this module computes (dispatched by :func:`networks.separation.separate.run_cell`).
-CURRICULUM_KINDS = ("curriculum", "cold")
+CURRICULUM_KINDS = ("curriculum", "cold", "curriculum_heldout", "cold_heldout", "and_stage")
 DEFAULT_CURRICULUM_DEPTH3 = ("2n", "n+1")
 #: The prediction, stated before the runs.
 CURRICULUM_PREDICTION = (
@@ -47,33 +48,73 @@ CURRICULUM_PREDICTION = (
     "separation that cold training (E23) cannot show")
 
 
+#: The prediction for the two E25 designs added after the first runs, stated before their runs:
+#: stages run to convergence (``stall_window``) and held-out halves (``heldout``).
+DESIGN_PREDICTION = (
+    "stages run to convergence: no stage ends still improving, in-sample R² on IP rises at both "
+    "depths over the 300-epoch stages, but depth 3 gains no more over depth 2 of equal parameter "
+    "count on IP than on random labels (both memorise 4^n pairs at n ≤ 7); held-out halves: "
+    "random labels score ≈ 0 on the held-out quadrant at both depths, and so do the curriculum "
+    "nets on IP for n ≥ 5 (what they fit is memorised, not the AND structure), so no held-out "
+    "depth gain")
+
+
+#: The prediction for the AND-stage design (``and_stage``), stated before its run.
+AND_STAGE_PREDICTION = (
+    "AND stage (train on MAJ∘AND, whose first layer must carry the AND count, then freeze the "
+    "first layer of depth 3 and train its upper layers on IP): depth 3 reaches best-affine R² "
+    "≥ 0.5 on IP at n ≤ 7, depth 2 of equal parameter count (MAJ∘AND then IP, nothing frozen) "
+    "stays below 0.2, and random labels on the same frozen layer stay below 0.2")
+
+
 def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
-                     base_seed: int = 0, epochs: int = 300, lr: float = 3e-3) -> list:
-    """Every cell of the E25 table (:class:`networks.separation.separate.Cell`)."""
+                     base_seed: int = 0, epochs: int = 300, lr: float = 3e-3,
+                     stall_window: "int | None" = None, stall_tol: float = 1e-3,
+                     heldout: bool = False, and_stage: bool = False) -> list:
+    """Every cell of the E25 table (:class:`networks.separation.separate.Cell`).
+
+    ``and_stage``: also the AND-stage cells (kind ``and_stage``, targets IP and random labels):
+    n·``epochs`` on MAJ∘AND, then n·``epochs`` on the target with depth 3's first layer frozen
+    (depth 2 trains every layer in both stages: freezing its only hidden layer would leave a
+    linear read-out).
+
+    ``stall_window``/``stall_tol``: convergence-based stopping of every stage (and cold run),
+    ``epochs`` then only its cap (None: the patience rule).  ``heldout``: also the held-out cells
+    (:mod:`networks.separation.curriculum_heldout`: trained on a quarter of the pairs, measured
+    on a disjoint quarter), for the curriculum on IP and on random labels and cold on IP."""
     from networks.separation.ceiling import run_seed
     from networks.separation.separate import Cell, matched_width, width_of
 
     r1, r2 = depth3
+    extra = ({} if stall_window is None
+             else {"stall_window": int(stall_window), "stall_tol": float(stall_tol)})
+    kinds = [("curriculum", "ip"), ("curriculum", "random"), ("cold", "ip")]
+    if heldout:
+        kinds += [("curriculum_heldout", "ip"), ("curriculum_heldout", "random"),
+                  ("cold_heldout", "ip")]
+    if and_stage:
+        kinds += [("and_stage", "ip"), ("and_stage", "random")]
     cells = []
     for n in ns:
         w1, w2 = width_of(r1, n), width_of(r2, n)
         nets = ((f"({r1}, {r2})", [w1, w2]), (f"params({r1}, {r2})",
                                                [matched_width(8 * n, [w1, w2])]))
         for r in range(seeds):
-            for kind, target in (("curriculum", "ip"), ("curriculum", "random"), ("cold", "ip")):
+            for kind, target in kinds:
                 for rule, widths in nets:
-                    # the same init for the three rows of a net: only the labels/schedule differ
+                    # the same init for the rows of a net: only the labels/schedule/pairs differ
                     cells.append(Cell(kind=kind, target=target, n=n, rule=rule, widths=widths,
                                       seed=run_seed(base_seed, n, *widths, r, 25), epochs=epochs,
-                                      lr=lr, base_seed=base_seed))
+                                      lr=lr, base_seed=base_seed, **extra))
     return cells
 
 
-def _train(net, inst, Y, epochs, lr):
+def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
+    from networks.separation.separate import stopping
     from networks.train_product import train_product
 
-    return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, patience=100, tol=1e-7,
-                         target_loss=1e-6, max_seconds=None)
+    return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, target_loss=1e-6,
+                         max_seconds=None, freeze_first=freeze_first, **stopping(cell or {}))
 
 
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
@@ -85,11 +126,16 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
 
+    if cell["kind"] in ("curriculum_heldout", "cold_heldout"):
+        from networks.separation.curriculum_heldout import run_heldout_cell
+
+        return run_heldout_cell(cell, base_seed)
     n, bs = cell["n"], cell.get("base_seed", base_seed)
     t0 = time.perf_counter()
     inst = HardInstance(n, seed=bs)
     gen = inst.embedding.generator
     Y = target_table(cell["target"], n, seed=bs, generator=gen)
+    Yip = target_table("ip", n, seed=bs, generator=gen)
     net = SigmaNetwork.random([inst.dim, *cell["widths"], 1], "relu", seed=cell["seed"],
                               bias_scale=0.5)
     row = {k: cell[k] for k in ("kind", "target", "n", "rule", "widths", "seed")}
@@ -97,7 +143,7 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
     if cell["kind"] == "curriculum" and cell["target"] == "ip":
         for j in range(1, n + 1):
             Yj = target_table(f"ip_{j}" if j < n else "ip", n, seed=bs, generator=gen)
-            res = _train(net, inst, Yj, cell["epochs"], cell["lr"])
+            res = _train(net, inst, Yj, cell["epochs"], cell["lr"], cell)
             net = res.network
             stages.append({"j": j, "epochs": res.history["epochs"],
                            "reason": res.history["reason"],
@@ -105,22 +151,38 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
                            "r2_affine_ip": (exact_correlation(net, inst, Y)["r2_affine"]
                                             if j < n else None)})
         stages[-1]["r2_affine_ip"] = stages[-1]["r2_affine_stage"]
+    elif cell["kind"] == "and_stage":
+        # MAJ∘AND first (its first layer must carry the AND count), then the target with
+        # depth 3's first layer frozen (depth 2: every layer trains)
+        Ym = target_table("majand", n, seed=bs, generator=gen)
+        frozen = len(cell["widths"]) == 2
+        for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
+                                                    (Y, cell["target"], frozen))):
+            res = _train(net, inst, labels, n * cell["epochs"], cell["lr"], cell,
+                         freeze_first=freeze)
+            net = res.network
+            stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
+                           "epochs": res.history["epochs"], "reason": res.history["reason"],
+                           "r2_affine_stage": exact_correlation(net, inst, labels)["r2_affine"],
+                           "r2_affine_ip": exact_correlation(net, inst, Yip)["r2_affine"]})
     else:                       # cold: n·epochs on the final labels (IP or random)
-        res = _train(net, inst, Y, n * cell["epochs"], cell["lr"])
+        res = _train(net, inst, Y, n * cell["epochs"], cell["lr"], cell)
         net = res.network
     row.update(evaluate_net(net, inst, Y, target=cell["target"]), depth=len(cell["widths"]) + 1,
                trained=True, stages=stages,
                epochs=sum(s["epochs"] for s in stages) if stages else res.history["epochs"],
                reason=res.history["reason"],
                still_improving=res.history["reason"] == "epochs"
-               and _still_improving(res.history["loss"]))
+               and _still_improving(res.history["loss"], cell))
     row["seconds"] = time.perf_counter() - t0
     return row
 
 
 def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
                      base_seed: int = 0, epochs: int = 300, lr: float = 3e-3,
-                     resume=None, executor=None, client=None, progress: bool = False) -> dict:
+                     resume=None, executor=None, client=None, progress: bool = False,
+                     stall_window: "int | None" = None, stall_tol: float = 1e-3,
+                     heldout: bool = False, and_stage: bool = False) -> dict:
     """The E25 table (entry point): ``{"rows", "summary", "verdict", "prediction", "cells",
     "resumed"}``; ``resume``/``executor``/``client``/``progress`` as in
     :func:`networks.separation.separate.separation_table` (same resume file format; cells are
@@ -132,7 +194,12 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
         Bits per party (2..12; a stage costs about 4^n·w1·w2 per epoch at depth 3).
     depth3 : pair of width rules (default (2n, n + 1)); depth 2 gets the same parameter count.
     seeds : inits per net.
-    epochs, lr : Adam epochs per stage (cold rows: n·epochs) and step size.
+    epochs, lr : Adam epochs per stage (cold rows: n·epochs) and step size; with
+        ``stall_window`` the epochs are only a cap.
+    stall_window, stall_tol : convergence-based stopping of every stage (:func:`curriculum_cells`).
+    heldout : also train on a quarter of the pairs and measure on a disjoint quarter
+        (:mod:`networks.separation.curriculum_heldout`): learning against memorising.
+    and_stage : also the AND-stage cells (:func:`curriculum_cells`).
     """
     from networks.separation.depth_verdict import summarise, verdict
     from networks.separation.separate import run_cells
@@ -141,12 +208,16 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     seeds = check_int(seeds, name="seeds", minimum=1, what="inits per net")
     epochs = check_int(epochs, name="epochs", minimum=1, what="Adam epochs per stage")
     cells = curriculum_cells(ns, depth3=depth3, seeds=seeds, base_seed=base_seed,
-                             epochs=epochs, lr=lr)
+                             epochs=epochs, lr=lr, stall_window=stall_window,
+                             stall_tol=stall_tol, heldout=heldout, and_stage=and_stage)
     rows, resumed = run_cells(cells, base_seed=base_seed, resume=resume, executor=executor,
                               client=client, progress=progress, desc="curriculum")
     summary = summarise(rows)
+    designed = stall_window is not None or heldout
     return {"rows": rows, "summary": summary, "verdict": verdict(summary),
-            "prediction": CURRICULUM_PREDICTION, "cells": len(cells), "resumed": resumed,
+            "prediction": CURRICULUM_PREDICTION + ("; " + DESIGN_PREDICTION if designed else "")
+            + ("; " + AND_STAGE_PREDICTION if and_stage else ""),
+            "cells": len(cells), "resumed": resumed,
             "stages": _stage_table(rows)}
 
 
@@ -154,12 +225,15 @@ def _stage_table(rows) -> list:
     """Per curriculum net: best-affine R² on IP after each stage (median over seeds)."""
     groups: dict = {}
     for r in rows:
-        if r["kind"] == "curriculum" and r["target"] == "ip" and r.get("stages"):
-            groups.setdefault((r["n"], r["rule"]), []).append(r)
+        if r["kind"] in ("curriculum", "curriculum_heldout") and r["target"] == "ip" \
+                and r.get("stages"):
+            groups.setdefault((r["n"], r["rule"], r["kind"]), []).append(r)
     out = []
-    for (n, rule), rs in sorted(groups.items()):
-        per = [[s["r2_affine_ip"] for s in r["stages"]] for r in rs]
-        out.append({"n": n, "rule": rule, "depth": rs[0]["depth"],
+    for (n, rule, kind), rs in sorted(groups.items()):
+        # held-out rows: R² on IP on the held-out quadrant after each stage
+        field = "r2_affine_ip_test" if kind == "curriculum_heldout" else "r2_affine_ip"
+        per = [[s[field] for s in r["stages"]] for r in rs]
+        out.append({"n": n, "rule": rule, "depth": rs[0]["depth"], "kind": kind,
                     "r2_affine_ip_after_stage": [float(np.median(col)) for col in zip(*per)],
                     "r2_affine_stage": [float(np.median([r["stages"][k]["r2_affine_stage"]
                                                          for r in rs])) for k in range(n)]})

@@ -227,6 +227,23 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
             cur[0], cur[1], family="learnability", isolates_depth=True,
             name="with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on "
                  "IP beyond its gain on random labels")
+    held = _depth_gain(summary, kind3="curriculum_heldout", kind2="curriculum_heldout",
+                       hard=hard, control=control,
+                       label="curriculum ip_1 -> ip_n, held-out quadrant,")
+    if held is not None:
+        cl["depth_gain_heldout"] = _clause(
+            held[0], held[1], family="learnability", isolates_depth=True,
+            name="with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on "
+                 "IP on held-out pairs (inputs of neither party seen in training) beyond its "
+                 "gain on random labels")
+    andst = _depth_gain(summary, kind3="and_stage", kind2="and_stage", hard=hard,
+                        control=control, label="AND stage (MAJ∘AND, then the target; depth 3's "
+                                               "first layer frozen),")
+    if andst is not None:
+        cl["depth_gain_and_stage"] = _clause(
+            andst[0], andst[1], family="learnability", isolates_depth=True,
+            name="after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of "
+                 "equal parameter count on IP beyond its gain on random labels")
     if any(s["target"] == control for s in d2) and any(s["target"] == hard for s in d2):
         parts, ok = [], True
         for rule in list(dict.fromkeys(s["rule"] for s in d2)):
@@ -260,7 +277,8 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
                                               name=f"depth-2 target gap between {hard.upper()} "
                                                    f"and {easy}")
     improving = [f"{s['target']} {s['kind']} {s['rule']} n={s['n']}" for s in summary
-                 if s["kind"] in ("depth2", "depth3", "curriculum") and s["still_improving"]]
+                 if s["kind"] in ("depth2", "depth3", "curriculum", "cold", "curriculum_heldout",
+                                  "cold_heldout", "and_stage") and s["still_improving"]]
     cl["budget"] = _clause("fails" if improving else "holds",
                            ["still improving at the end of the budget: " + ", ".join(improving)]
                            if improving else ["no trained cell ended on its budget still "
@@ -324,6 +342,12 @@ def _findings(cl, summary, hard) -> list:
     if cl.get("depth_gain_curriculum", {}).get("status") == "fails":
         out.append("with the ip_j curriculum depth 3 gains no more over depth 2 on IP than on "
                    "random labels, beyond the seed spread")
+    if cl.get("depth_gain_and_stage", {}).get("status") == "fails":
+        out.append("after an AND stage on MAJ∘AND, depth 3 with its first layer frozen gains no "
+                   "more over depth 2 on IP than on random labels")
+    if cl.get("depth_gain_heldout", {}).get("status") == "fails":
+        out.append("on held-out pairs the curriculum's depth-3 nets generalise IP no better than "
+                   "depth 2 of equal parameter count, beyond the seed spread")
     if cl.get("target_gap_depth2", {}).get("status") == "holds":
         out.append("depth-2 target gap: MAJ∘AND is learnt, IP is not")
     if cl.get("exact_depth3", {}).get("status") == "holds":

@@ -67,7 +67,7 @@ __all__ = ["separation_table", "explicit_ip_j", "floor_j", "ip_floor", "width_of
            "path_norm", "evaluate_net", "verdict", "heldout_split", "PREDICTION", "Cell",
            "make_cells", "run_cell", "exact_ip_rho", "DEFAULT_TARGETS", "DEFAULT_WIDTHS",
            "DEFAULT_DEPTH3", "ip_floor_r2", "ip_floor_cos", "param_count", "matched_width",
-           "pinned_threads", "summarise"]
+           "pinned_threads", "summarise", "epoch_cap", "stopping"]
 
 DEFAULT_TARGETS = ("ip", "majand", "random")
 DEFAULT_WIDTHS = ("n", "n^2")
@@ -75,6 +75,8 @@ DEFAULT_DEPTH3 = (("n", "n+1"), ("n^2", "n"))
 #: Relative loss decrease over the last tenth of the epochs above which a run that ended on its
 #: epoch budget is flagged "still improving".
 STILL_IMPROVING = 1e-3
+#: With a work budget (:func:`epoch_cap`), no trained cell gets fewer epochs than this.
+MIN_CAPPED_EPOCHS = 200
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,22 +169,54 @@ class Cell(dict):
 
     @property
     def key(self) -> str:
-        return json.dumps([self["kind"], self["target"], self["n"], self["rule"], self["seed"],
-                           self.get("epochs"), self.get("lr"), self.get("base_seed")],
-                          separators=(",", ":"))
+        key = [self["kind"], self["target"], self["n"], self["rule"], self["seed"],
+               self.get("epochs"), self.get("lr"), self.get("base_seed")]
+        if self.get("stall_window") is not None:
+            # convergence-based stopping enters the key (cells of the patience rule keep theirs)
+            key += [self["stall_window"], self["stall_tol"]]
+        return json.dumps(key, separators=(",", ":"))
+
+
+def epoch_cap(epochs: int, n: int, widths, work: "float | None" = None,
+              min_epochs: int = MIN_CAPPED_EPOCHS) -> int:
+    """The epoch cap of a trained cell: ``epochs``, and with a work budget ``work`` (pair-neuron
+    terms 4^n·Πw summed over epochs) at most ``work / (4^n·Πw)`` epochs, but never fewer than
+    ``min(epochs, min_epochs)``.  A pure function of the cell's shape (no clock), so the cap
+    and the rows are the same on every machine.
+
+    >>> epoch_cap(4000, 12, [144], work=1e12), epoch_cap(4000, 12, [144, 12], work=1e12)
+    (413, 200)
+    """
+    if work is None:
+        return int(epochs)
+    per_epoch = 4 ** int(n) * math.prod(int(w) for w in widths)
+    return int(min(epochs, max(min(epochs, min_epochs), work // per_epoch)))
 
 
 def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEFAULT_DEPTH3,
                depth3_max_n: int = 10, seeds: int = 2, base_seed: int = 0, epochs: int = 600,
-               lr: float = 0.02) -> list:
+               lr: float = 0.02, stall_window: "int | None" = None, stall_tol: float = 1e-3,
+               work: "float | None" = None) -> list:
     """Every cell of the table, cheapest first within each n.
 
     For every depth-3 width pair a depth-2 cell of the same parameter count
     (:func:`matched_width`, input dimension d = 8n of the default code m = 4n) is added, rule
     ``params(r1, r2)``, unless a depth-2 width rule already gives that width: the learnability
-    comparison of the verdict is depth 3 against depth 2 at equal parameter count."""
+    comparison of the verdict is depth 3 against depth 2 at equal parameter count.
+
+    ``stall_window``/``stall_tol``: convergence-based stopping (a trained cell stops when its
+    best loss fell by less than ``stall_tol`` relative over ``stall_window`` epochs,
+    :func:`networks.train_product.train_product`); None keeps the patience rule (100 epochs
+    without an absolute improvement of 1e-7).  ``work``: a per-cell budget in pair-neuron terms
+    (:func:`epoch_cap`); each trained cell's ``epochs`` is its own cap."""
     from networks.separation.ceiling import run_seed
     from networks.separation.targets import get_target
+
+    def trained(**kw):
+        cap = epoch_cap(epochs, kw["n"], kw["widths"], work)
+        extra = ({} if stall_window is None
+                 else {"stall_window": int(stall_window), "stall_tol": float(stall_tol)})
+        return Cell(**kw, epochs=cap, lr=lr, base_seed=base_seed, **extra)
 
     cells = []
     for n in ns:
@@ -196,32 +230,51 @@ def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEF
             for rule in widths:
                 w = width_of(rule, n)
                 for r in range(seeds):
-                    cells.append(Cell(kind="depth2", target=t, n=n, rule=str(rule), widths=[w],
-                                      seed=run_seed(base_seed, n, w, ti, r), epochs=epochs,
-                                      lr=lr, base_seed=base_seed))
+                    cells.append(trained(kind="depth2", target=t, n=n, rule=str(rule),
+                                         widths=[w], seed=run_seed(base_seed, n, w, ti, r)))
             if n <= depth3_max_n:
                 plain = {width_of(rule, n) for rule in widths}
-                for r1, r2 in depth3:
+                for pair in depth3:
+                    r1, r2 = pair[:2]
+                    if len(pair) > 2 and pair[2] is not None and n > int(pair[2]):
+                        continue                   # this pair's own largest n
                     w1, w2 = width_of(r1, n), width_of(r2, n)
                     for r in range(seeds):
-                        cells.append(Cell(kind="depth3", target=t, n=n, rule=f"({r1}, {r2})",
-                                          widths=[w1, w2],
-                                          seed=run_seed(base_seed, n, w1, w2, ti, r, 3),
-                                          epochs=epochs, lr=lr, base_seed=base_seed))
+                        cells.append(trained(kind="depth3", target=t, n=n, rule=f"({r1}, {r2})",
+                                             widths=[w1, w2],
+                                             seed=run_seed(base_seed, n, w1, w2, ti, r, 3)))
                     # depth 2 at the depth-3 net's parameter count (unless a width rule has it)
                     w = matched_width(8 * n, [w1, w2])
                     if w in plain:
                         continue
                     plain.add(w)
                     for r in range(seeds):
-                        cells.append(Cell(kind="depth2", target=t, n=n,
-                                          rule=f"params({r1}, {r2})", widths=[w],
-                                          seed=run_seed(base_seed, n, w, ti, r),
-                                          epochs=epochs, lr=lr, base_seed=base_seed))
+                        cells.append(trained(kind="depth2", target=t, n=n,
+                                             rule=f"params({r1}, {r2})", widths=[w],
+                                             seed=run_seed(base_seed, n, w, ti, r)))
     return cells
 
 
-def _still_improving(losses) -> bool:
+def stopping(cell) -> dict:
+    """The stopping keywords of :func:`networks.train_product.train_product` for a trained cell:
+    the stall rule when the cell has one (``patience`` off), else the patience rule."""
+    if cell.get("stall_window") is not None:
+        return {"patience": None, "stall_window": cell["stall_window"],
+                "stall_tol": cell["stall_tol"]}
+    return {"patience": 100, "tol": 1e-7}
+
+
+def _still_improving(losses, cell=None) -> bool:
+    """Whether a run that ended on its epoch cap was still improving: with the stall rule, its
+    best loss fell by at least ``stall_tol`` (relative) over the last ``stall_window`` epochs
+    (or the run was shorter than the window); else the loss fell by more than
+    :data:`STILL_IMPROVING` over the last tenth of the epochs."""
+    if cell is not None and cell.get("stall_window") is not None:
+        window = int(cell["stall_window"])
+        if len(losses) <= window:
+            return True
+        before, after = min(losses[:-window]), min(losses)
+        return bool(before - after >= cell["stall_tol"] * before)
     if len(losses) < 20:
         return True
     tail = max(2, len(losses) // 10)
@@ -233,7 +286,9 @@ def run_cell(cell, *, base_seed: int = 0) -> dict:
     """Compute one cell (a pure function of the cell and the base seed, bit for bit: the
     threads are pinned, :func:`pinned_threads`): the row dict."""
     with pinned_threads():
-        if cell["kind"] in ("curriculum", "cold"):
+        from networks.separation.curriculum import CURRICULUM_KINDS
+
+        if cell["kind"] in CURRICULUM_KINDS:
             from networks.separation.curriculum import run_curriculum_cell
 
             return run_curriculum_cell(cell, base_seed)
@@ -296,9 +351,9 @@ def _run_cell(cell, base_seed):
         net0 = SigmaNetwork.random(dims, "relu", seed=cell["seed"], bias_scale=0.5)
         # the epoch budget is the user's choice and every cell is resumable: no time refusal
         res = train_product(net0, inst, targets=Y, epochs=cell["epochs"], lr=cell["lr"],
-                            patience=100, tol=1e-7, target_loss=1e-6, max_seconds=None)
+                            target_loss=1e-6, max_seconds=None, **stopping(cell))
         losses = res.history["loss"]
-        improving = res.history["reason"] == "epochs" and _still_improving(losses)
+        improving = res.history["reason"] == "epochs" and _still_improving(losses, cell)
         row.update(evaluate_net(res.network, inst, Y, target=cell["target"]),
                    depth=2 if cell["kind"] == "depth2" else 3, trained=True,
                    epochs=res.history["epochs"], reason=res.history["reason"],
@@ -379,7 +434,8 @@ def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
                      depth3=DEFAULT_DEPTH3, depth3_max_n: int = 10, seeds: int = 2,
                      base_seed: int = 0, epochs: int = 600, lr: float = 0.02,
                      resume: "str | os.PathLike | None" = None, executor=None, client=None,
-                     progress: bool = False) -> dict:
+                     progress: bool = False, stall_window: "int | None" = None,
+                     stall_tol: float = 1e-3, work: "float | None" = None) -> dict:
     """The E23 table (entry point).  Returns ``{"rows": [...], "summary": [...], "verdict":
     {...}, "prediction": PREDICTION, "cells": total, "resumed": how many came from ``resume``}``.
 
@@ -389,9 +445,16 @@ def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
         Bits per party (1..12; each epoch costs about 4^n·w).
     targets : names from :mod:`networks.separation.targets` (``ip`` is always the hard one).
     widths : width rules for depth 2 (:func:`width_of`: ``"n"``, ``"n^2"``, ``"n^3"``, ints).
-    depth3 : pairs of width rules for trained depth 3 (run for n ≤ ``depth3_max_n``).
+    depth3 : pairs of width rules for trained depth 3 (run for n ≤ ``depth3_max_n``); a third
+        element, ``(r1, r2, k)``, runs that pair only for n ≤ k as well.
     seeds : training seeds per cell; rows keep every seed, the summary the best and the median.
-    epochs, lr : Adam budget and step (full batch); runs stop early when the loss stalls.
+    epochs, lr : Adam epoch cap and step (full batch); runs stop early when the loss stalls.
+    stall_window, stall_tol : convergence-based stopping (:func:`make_cells`): a trained cell
+        stops when its best loss fell by less than ``stall_tol`` (relative) over
+        ``stall_window`` epochs; None (default) keeps the patience rule.
+    work : float, optional
+        Per-cell work budget in pair-neuron terms (4^n·Πw per epoch, :func:`epoch_cap`): the
+        safety net that caps the epochs of the most expensive cells.
     resume : path of a JSON-lines file; finished cells are appended as they complete and skipped
         on the next call with the same file (a killed or interrupted run loses only the cells in
         flight).
@@ -404,7 +467,8 @@ def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
     seeds = check_int(seeds, name="seeds", minimum=1, what="training seeds per cell")
     cells = make_cells(ns, targets=targets, widths=widths, depth3=depth3,
                        depth3_max_n=depth3_max_n, seeds=seeds, base_seed=base_seed,
-                       epochs=epochs, lr=lr)
+                       epochs=epochs, lr=lr, stall_window=stall_window, stall_tol=stall_tol,
+                       work=work)
     rows, resumed = run_cells(cells, base_seed=base_seed, resume=resume, executor=executor,
                               client=client, progress=progress)
     summary = summarise(rows)
