@@ -124,9 +124,9 @@ def run(args) -> dict:
     resume = out / "curriculum_cells.jsonl"
     if args.fresh and resume.exists():
         resume.unlink()
-    from experiments.separate import _executor
+    from experiments._executor import cell_executor
 
-    executor = _executor(args)
+    executor = cell_executor(args.executor)
     try:
         table = _table(args, resume, executor)
     finally:

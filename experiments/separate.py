@@ -236,23 +236,9 @@ def parse_args(argv=None):
     return args
 
 
-def _executor(args):
-    if args.executor == "threads":
-        return "threads"
-    if args.executor == "processes":
-        import concurrent.futures as cf
-
-        from circuits.utils.parallel import usable_cpus
-
-        import multiprocessing as mp
-
-        # spawn, not fork: this process already runs numba's worker threads
-        return cf.ProcessPoolExecutor(max_workers=usable_cpus(),
-                                      mp_context=mp.get_context("spawn"))
-    return None
-
-
 def run(args) -> dict:
+    from experiments._executor import cell_executor
+
     import numba
     import numpy as np
     import scipy
@@ -274,7 +260,7 @@ def run(args) -> dict:
 
     before = os.environ.get(ENV_DEVICE)
     os.environ[ENV_DEVICE] = args.device        # read by train_product, here and in workers
-    executor = _executor(args)
+    executor = cell_executor(args.executor)
     try:
         table = separation_table(args.n, targets=args.targets, widths=args.widths,
                                  depth3=args.depth3, depth3_max_n=args.depth3_max_n,

@@ -106,7 +106,8 @@ def test_time_estimate_refuses_before_the_bulk(monkeypatch):
 
 def test_memory_estimate_refuses_before_allocating(monkeypatch, inst3):
     net = SigmaNetwork.random([inst3.dim, 100_000, 1], "relu", seed=0)    # estimate ≈ 0.23 GB
-    monkeypatch.setattr(tp, "available_memory_bytes", lambda: 1 << 27)
+    memory = importlib.import_module("networks.product.memory")      # where the estimate lives
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 27)
     with pytest.raises(DimensionError, match="GiB.*smaller width"):
         tp.train_product(net, inst3, epochs=0)
     # the estimate is in the range measured for the CLI's --width 1000000 at n = 6 (8.3 GB peak)

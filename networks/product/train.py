@@ -49,7 +49,6 @@ import time
 import numpy as np
 
 from circuits.utils.progress import progress_bar
-from circuits.hypercube import available_memory_bytes
 from circuits.utils.errors import InvalidNetworkError
 from circuits.utils.slicing import DEFAULT, resolve_max_seconds
 from circuits.utils.rng import as_rng
@@ -59,6 +58,8 @@ from networks.product._steps import (PRECISIONS, SERIAL_BELOW, _Adam, _batch_pas
                                      _n_blocks, _numba_threads, _params3, _settings, _targets,
                                      _TimeLimit, blas_threads)
 from networks.product.depth3 import depth3_parts
+from networks.product.memory import check_training_memory, training_memory_bytes
+from networks.product._stopping import _FrozenFirst, _check_stall, _stalled
 from networks.product.parts import depth2_parts
 from networks.product.refit import refit_output_layer
 from networks.product.support import _activation_code, check_table_memory, product_support
@@ -174,45 +175,6 @@ def product_loss_and_gradient(network, instance, *, targets=None, precision="flo
     loss, g = _gradient(params, sup, _activation_code(parts.activation), parts.activation, Y,
                         _n_blocks(sup), precision=_check_precision(precision))
     return loss, [(g[0], g[1]), (g[2][None, :], g[3])]
-
-
-def training_memory_bytes(sup, dims, batch_size=None) -> float:
-    """Estimated peak bytes of :func:`train_product` (float64 unless stated): the parameters
-    with their Adam moments, gradient and temporaries (about 8 copies), the product-form tables
-    (α, β, their float32 copies, Qa, the per-thread Qb partials: about (8 + threads) × 2^n × w1),
-    the target table (4^n, full batch), and per tile / batch the activations (depth 3: about
-    10 arrays of a tile, threads + 1 tiles in flight; mini-batches: about 6 arrays of batch × width)."""
-    import numba
-
-    d, *widths = dims[:-1]
-    w1 = widths[0]
-    n_params = sum(a * b + a for a, b in zip(list(dims[1:]), list(dims[:-1])))
-    size = sup.size
-    need = 8.0 * 8 * n_params
-    need += 8.0 * (8 + numba.get_num_threads()) * size * w1
-    if batch_size is None:
-        need += 8.0 * size * size
-        if len(widths) == 2:
-            from networks.product.depth3 import DEPTH3_TILE_ELEMENTS
-            need += ((numba.get_num_threads() + 1) * 10 * 8.0
-                     * max(DEPTH3_TILE_ELEMENTS, size * max(widths)))
-    else:
-        need += 6 * 8.0 * min(batch_size, size * size) * max(widths) + 8.0 * size * size
-    return need
-
-
-def check_training_memory(sup, dims, batch_size=None) -> None:
-    """Refuse (DimensionError, with the estimate and the ways forward) a training run whose
-    :func:`training_memory_bytes` exceed 80% of the available memory."""
-    from circuits.utils.errors import DimensionError
-
-    need = training_memory_bytes(sup, dims, batch_size)
-    avail = available_memory_bytes()
-    if need > 0.8 * avail:
-        raise DimensionError(
-            f"training a network of dims {list(dims)} on the 4^{sup.n} support pairs needs about "
-            f"{need / 2 ** 30:.2f} GiB but {avail / 2 ** 30:.2f} GiB are available; use a "
-            f"smaller width or n, or a machine with more memory")
 
 
 def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: float = 1e-3,
@@ -448,44 +410,6 @@ class _Depth3Grad:
 
         z = np.zeros((4, 1))
         depth3_pass32(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0, np.zeros((4, 4)))
-
-
-class _FrozenFirst:
-    """An Adam step that leaves the first hidden layer (params 0 and 1) unchanged."""
-
-    def __init__(self, adam):
-        self.adam, self.lr = adam, adam.lr
-
-    def __call__(self, grads):
-        grads = list(grads)
-        grads[0], grads[1] = np.zeros_like(grads[0]), np.zeros_like(grads[1])
-        self.adam(grads)
-
-
-def _check_stall(window, tol):
-    """(window, tol) of the stall rule, validated (window None: no rule)."""
-    from circuits.utils.errors import InvalidArgumentError
-
-    if window is None:
-        return None, None
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise InvalidArgumentError(f"stall_window must be a positive int or None, got "
-                                   f"{window!r}; it is the number of epochs over which the "
-                                   f"relative loss improvement is measured")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 1:
-        raise InvalidArgumentError(f"stall_tol must be a number in [0, 1), got {tol!r}; it is "
-                                   f"the relative improvement below which a run has stalled")
-    return int(window), float(tol)
-
-
-def _stalled(bests, stall) -> bool:
-    """Whether the running best ``bests`` fell by less than ``tol`` (relative) over the last
-    ``window`` epochs (``stall`` = (window, tol), window None: never)."""
-    window, tol = stall
-    if window is None or len(bests) <= window:
-        return False
-    before = bests[-1 - window]
-    return before - bests[-1] < tol * before
 
 
 def _loop(params, adam, sup, grad_fn, Y, epochs, batch_size, rng, target_loss, tol, patience,
