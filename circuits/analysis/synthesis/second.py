@@ -103,18 +103,13 @@ def _solve_interruptible(clauses, time_limit: float):
         return ans, set(sat.get_model() or []) if ans else set()
 
 
-def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
-    """The CNF of "s hidden gates compute t"; returns (cnf, W, T, V, TT) as bit vectors."""
-    c = CNF()
-    Z = points(n).astype(bool)
-    K = Z.shape[0]
-    tb = n * w_h + 1
-    top_b = s * w_t + 1
-    B = width_for(max(2 * tb + 1, 2 * top_b + 1))
+def _hidden_layer(c, n: int, s: int, w_h: int, tb: int, B: int):
+    """The hidden layer of the CNF: weights W[j][i] in [-w_h, w_h], thresholds T[j] in [-tb, tb]
+    (B-bit two's complement) and the gate outputs H[j][k] = [W[j]·z_k >= T[j]] at every point k
+    (each point's sum is the sum at the point without its highest bit plus one weight)."""
+    K = 1 << n
     W = [[c.variable(-w_h, w_h, B) for _ in range(n)] for _ in range(s)]
     T = [c.variable(-tb, tb, B) for _ in range(s)]
-    V = [c.variable(0, w_t, B) for _ in range(s)]
-    TT = c.variable(-top_b, top_b, B)
     H = [[0] * K for _ in range(s)]
     for j in range(s):
         sums = [c.constant(0, B)] + [None] * (K - 1)
@@ -123,6 +118,20 @@ def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
             sums[k] = c.plus(sums[k ^ (1 << hi)], W[j][hi])
         for k in range(K):
             H[j][k] = c.geq(sums[k], T[j])
+    return W, T, H
+
+
+def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
+    """The CNF of "s hidden gates compute t"; returns (cnf, W, T, V, TT) as bit vectors."""
+    c = CNF()
+    Z = points(n).astype(bool)
+    K = Z.shape[0]
+    tb = n * w_h + 1
+    top_b = s * w_t + 1
+    B = width_for(max(2 * tb + 1, 2 * top_b + 1))
+    W, T, H = _hidden_layer(c, n, s, w_h, tb, B)
+    V = [c.variable(0, w_t, B) for _ in range(s)]
+    TT = c.variable(-top_b, top_b, B)
     for k in range(K):
         acc = c.constant(0, B)
         for j in range(s):

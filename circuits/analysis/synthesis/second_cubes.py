@@ -30,6 +30,7 @@ import numpy as np
 from circuits.analysis.synthesis._bitblast import CNF, width_for
 from circuits.analysis.synthesis.cubes import _extreme_points, _symmetric_blocks, top_gate_cubes
 from circuits.analysis.synthesis.model import _PAIR_LIMIT
+from circuits.analysis.synthesis.second import _hidden_layer
 from circuits.analysis.synthesis.solver import verify_witness
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS
 from circuits.analysis.synthesis.weights import weight_bound
@@ -50,16 +51,7 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: boo
     K = 1 << n
     tb = n * w_h + 1
     B = width_for(2 * tb + 1)
-    W = [[c.variable(-w_h, w_h, B) for _ in range(n)] for _ in range(s)]
-    T = [c.variable(-tb, tb, B) for _ in range(s)]
-    H = [[0] * K for _ in range(s)]
-    for j in range(s):
-        sums = [c.constant(0, B)] + [None] * (K - 1)
-        for k in range(1, K):
-            hi = k.bit_length() - 1                     # point k = point (k - 2^hi) + e_hi
-            sums[k] = c.plus(sums[k ^ (1 << hi)], W[j][hi])
-        for k in range(K):
-            H[j][k] = c.geq(sums[k], T[j])
+    W, T, H = _hidden_layer(c, n, s, w_h, tb, B)
     max_false, min_true = _extreme_points(g, s)
     for k in range(K):
         if t[k]:
