@@ -32,7 +32,7 @@ def _imports(path: Path) -> set:
 
 
 def test_documents_and_interop_do_not_import_the_network_class():
-    for name in ("_document.py", "interop.py"):
+    for name in ("_document.py", "interop.py", "interop_torch.py"):
         mods = _imports(ROOT / "networks" / name)
         assert not any(m == "networks.sigma" or m.startswith("networks.sigma.") for m in mods), \
             (name, sorted(m for m in mods if "sigma" in m))
