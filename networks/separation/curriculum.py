@@ -71,7 +71,7 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
                      base_seed: int = 0, epochs: int = 300, lr: float = 3e-3,
                      stall_window: "int | None" = None, stall_tol: float = 1e-3,
                      heldout: bool = False, and_stage: bool = False) -> list:
-    """Every cell of the E25 table (:class:`networks.separation.separate.Cell`).
+    """Every cell of the E25 table (:class:`networks.separation.cells.Cell`).
 
     ``and_stage``: also the AND-stage cells (kind ``and_stage``, targets IP and random labels):
     n·``epochs`` on MAJ∘AND, then n·``epochs`` on the target with depth 3's first layer frozen
@@ -83,7 +83,7 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     (:mod:`networks.separation.curriculum_heldout`: trained on a quarter of the pairs, measured
     on a disjoint quarter), for the curriculum on IP and on random labels and cold on IP."""
     from networks.separation.ceiling import run_seed
-    from networks.separation.separate import Cell, matched_width, width_of
+    from networks.separation.cells import Cell, matched_width, width_of
 
     r1, r2 = depth3
     extra = ({} if stall_window is None
@@ -110,7 +110,7 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
 
 
 def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
-    from networks.separation.separate import stopping
+    from networks.separation.cells import stopping
     from networks.train_product import train_product
 
     return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, target_loss=1e-6,
@@ -118,11 +118,11 @@ def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
 
 
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
-    """One E25 row (call it inside :func:`networks.separation.separate.pinned_threads`, as
+    """One E25 row (call it inside :func:`networks.separation.cells.pinned_threads`, as
     :func:`networks.separation.separate.run_cell` does)."""
     from embeddings import HardInstance
     from networks.separation.ceiling import exact_correlation
-    from networks.separation.separate import _still_improving, evaluate_net
+    from networks.separation.cells import _still_improving, evaluate_net
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
 

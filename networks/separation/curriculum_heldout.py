@@ -83,10 +83,10 @@ def run_heldout_cell(cell, base_seed: int = 0) -> dict:
     """One held-out E25 row: the net of the cell trained on the training quadrant (along the
     dial for ``curriculum_heldout``, cold on the final labels for ``cold_heldout``) and
     measured on the held-out quadrant (call inside
-    :func:`networks.separation.separate.pinned_threads`)."""
+    :func:`networks.separation.cells.pinned_threads`)."""
     from embeddings import HardInstance
     from networks.separation.curriculum import _train
-    from networks.separation.separate import _still_improving, param_count, path_norm
+    from networks.separation.cells import _still_improving, param_count, path_norm
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
 

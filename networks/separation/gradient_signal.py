@@ -54,7 +54,7 @@ def gradient_signal(n: int, targets=DEFAULT_SIGNAL_TARGETS, *, depth: int = 2, w
     (bit-reproducible)."""
     from embeddings import HardInstance
     from networks.separation.ceiling import run_seed
-    from networks.separation.separate import pinned_threads
+    from networks.separation.cells import pinned_threads
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
     from networks.train_product import product_loss_and_gradient

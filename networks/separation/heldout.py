@@ -24,7 +24,7 @@ def heldout_split(n: int, target: str, width, *, seed: int = 0, epochs: int = 60
     from networks.train import train
 
     n = check_int(n, name="n", minimum=1, maximum=8, what="bits per party (explicit points)")
-    from networks.separation.separate import pinned_threads, width_of
+    from networks.separation.cells import pinned_threads, width_of
 
     w = width_of(width, n)
     inst = HardInstance(n, seed=base_seed)

@@ -15,7 +15,8 @@ seed, n), on all 4^n pairs of μ₀ (product form, THEORY §4.8):
   ``STILL_IMPROVING`` (relative) over the last tenth of its epochs is flagged ``still_improving``.
 * **trained depth 3**: widths (n, n + 1) and (n², n), first layer in product form, same trainer;
   for each depth-3 pair a **depth-2 net of the same parameter count** (rule ``params(r1, r2)``,
-  :func:`matched_width`), so that the depth comparison is at equal parameter count.
+  :func:`~networks.separation.cells.matched_width`), so that the depth comparison is at equal
+  parameter count.
 * **training-free references** (no optimisation involved): the exact depth-3 construction
   (THEORY §3.2, ρ = 1, max error 0 up to rounding) and the explicit depth-2 net
   :func:`explicit_ip_j` computing IP_j with width j·2^{j−1}, whose correlation with IP_n is exactly
@@ -30,7 +31,9 @@ P = Σ_i |u_i|(|b_i| + ‖w_i‖₂) (depth 2), the parameter count, the neuron-
 for IP rows (:func:`networks.separation.ceiling.correlation_ceiling`), epochs, still improving?,
 seconds.  All metrics are exact float64 averages over the 4^n pairs
 (:func:`networks.separation.ceiling.exact_correlation`).  Every cell runs on one numba thread and
-one BLAS thread (:func:`pinned_threads`), so the same cell gives the same row bit for bit.
+one BLAS thread (:func:`~networks.separation.cells.pinned_threads`), so the same cell gives the
+same row bit for bit.  One cell's width rules, metrics and stopping rules are
+:mod:`networks.separation.cells` (re-exported here).
 
 :func:`heldout_split` is the generalisation figure: train on a random half of the pairs, test on
 the other half (explicit points, n ≤ 8).
@@ -52,16 +55,17 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
 import os
 import time
 
 import numpy as np
 
-from circuits.utils.errors import InvalidArgumentError
 from circuits.utils.validation import check_int
+# one cell's width rules, metrics and stopping rules (re-exported: their documented home was here)
+from networks.separation.cells import (MIN_CAPPED_EPOCHS, STILL_IMPROVING, Cell,  # noqa: F401
+                                       _still_improving, epoch_cap, evaluate_net, matched_width,
+                                       param_count, path_norm, pinned_threads, stopping, width_of)
 
 __all__ = ["separation_table", "explicit_ip_j", "floor_j", "ip_floor", "width_of",
            "path_norm", "evaluate_net", "verdict", "heldout_split", "PREDICTION", "Cell",
@@ -72,125 +76,10 @@ __all__ = ["separation_table", "explicit_ip_j", "floor_j", "ip_floor", "width_of
 DEFAULT_TARGETS = ("ip", "majand", "random")
 DEFAULT_WIDTHS = ("n", "n^2")
 DEFAULT_DEPTH3 = (("n", "n+1"), ("n^2", "n"))
-#: Relative loss decrease over the last tenth of the epochs above which a run that ended on its
-#: epoch budget is flagged "still improving".
-STILL_IMPROVING = 1e-3
-#: With a work budget (:func:`epoch_cap`), no trained cell gets fewer epochs than this.
-MIN_CAPPED_EPOCHS = 200
-
-
-# --------------------------------------------------------------------------------------------
-# widths
-
-
-def width_of(rule, n: int) -> int:
-    """The width a rule gives at n: an int, or a polynomial of n written ``n``, ``2n``,
-    ``n^2``, ``n^3``, ``n+1``, ``2n^2+1`` (terms c·n^k and constants joined by ``+``)."""
-    n = check_int(n, name="n", minimum=1, what="bits per party")
-    if isinstance(rule, (int, np.integer)) and not isinstance(rule, bool):
-        w = int(rule)
-    else:
-        text = str(rule).replace(" ", "").replace("**", "^").replace("*", "")
-        w = 0
-        try:
-            for term in text.split("+"):
-                if "n" in term:
-                    coef, _, power = term.partition("n")
-                    w += (int(coef) if coef else 1) * n ** (int(power[1:]) if power else 1)
-                else:
-                    w += int(term)
-        except ValueError:
-            raise InvalidArgumentError(f"width rule {rule!r}: expected an int or a polynomial of "
-                                       f"n such as n, 2n, n^2, n^3, n+1") from None
-    if w < 1:
-        raise InvalidArgumentError(f"width rule {rule!r} gives width {w} at n = {n}; widths "
-                                   f"must be >= 1")
-    return w
-
-
-def param_count(dims) -> int:
-    """Weights and biases of a fully connected net of layer sizes ``dims`` = [d, w1, ..., 1]."""
-    return int(sum((a + 1) * b for a, b in zip(dims[:-1], dims[1:])))
-
-
-def matched_width(dim: int, widths) -> int:
-    """The depth-2 width whose parameter count, w(d + 2) + 1, is nearest to that of a net of
-    hidden widths ``widths`` on input dimension ``dim`` (equal parameter counts across depths)."""
-    p = param_count([dim, *widths, 1])
-    return max(1, int(round((p - 1) / (dim + 2))))
-
-
-def path_norm(net) -> "float | None":
-    """P = Σ_i |u_i|(|b_i| + ‖w_i‖₂) of a depth-2 net (None for other depths): on ‖x‖ ≤ 1,
-    |u_i σ(⟨w_i, x⟩ + b_i)| ≤ |u_i|(|b_i| + ‖w_i‖) for a 1-Lipschitz σ with σ(0) = 0."""
-    if net.depth != 2:
-        return None
-    hid, out = net.layers
-    u = np.abs(out.weights[0])
-    return math.fsum((u * (np.abs(hid.bias) + np.linalg.norm(hid.weights, axis=1))).tolist())
-
-
-def evaluate_net(net, instance, Y, *, target: str) -> dict:
-    """γ, ρ, R², MSE, accuracy, the scale-free cos = ρ/√E[Ñ²] and best-affine R², path norm and
-    parameter count of ``net`` against table Y (all 4^n pairs, exact), and for IP rows of depth 2
-    the neuron-wise §4.7 ceiling on |ρ| and the floor at the same width: ``floor`` is the
-    best-affine R² of the explicit IP_j net (:func:`ip_floor_r2`), ``floor_cos`` its cos, and
-    ``below_floor`` compares best-affine R² (a rescaled net gives the same flag)."""
-    from networks.separation.ceiling import correlation_ceiling, exact_correlation
-
-    ex = exact_correlation(net, instance, Y)
-    p = float(np.mean(Y))
-    var = p * (1.0 - p)
-    row = {"rho": ex["rho"], "mse": ex["mse"], "gamma": 0.25 - ex["mse"],
-           "r2": (1.0 - ex["mse"] / var) if var > 0 else None, "accuracy": ex["accuracy"],
-           "cos": ex["cos"], "r2_affine": ex["r2_affine"],
-           "path_norm": path_norm(net), "label_mean": p, "params": param_count(net.dims)}
-    if target == "ip" and net.depth == 2:
-        ceil = correlation_ceiling(net, instance.n)
-        width = net.dims[1]
-        fl = ip_floor_r2(instance.n, width)
-        # the floor flag is scale-free: best-affine R² against the floor net's (cos printed too)
-        row.update(ceiling=ceil.neuronwise_rho_bound,
-                   ceiling_vacuous=bool(ceil.neuronwise_rho_bound >= 1.0),
-                   floor=fl, floor_cos=ip_floor_cos(instance.n, width),
-                   floor_j=min(instance.n, floor_j(width)),
-                   below_floor=bool(ex["r2_affine"] < fl))
-    return row
 
 
 # --------------------------------------------------------------------------------------------
 # cells
-
-
-class Cell(dict):
-    """One independent unit of the table: ``kind`` ("depth2", "depth3", "exact3", "floor"),
-    ``target``, ``n``, ``widths`` (list), ``rule`` (text), ``seed``, training settings.
-    Its ``key`` names it in the resume file."""
-
-    @property
-    def key(self) -> str:
-        key = [self["kind"], self["target"], self["n"], self["rule"], self["seed"],
-               self.get("epochs"), self.get("lr"), self.get("base_seed")]
-        if self.get("stall_window") is not None:
-            # convergence-based stopping enters the key (cells of the patience rule keep theirs)
-            key += [self["stall_window"], self["stall_tol"]]
-        return json.dumps(key, separators=(",", ":"))
-
-
-def epoch_cap(epochs: int, n: int, widths, work: "float | None" = None,
-              min_epochs: int = MIN_CAPPED_EPOCHS) -> int:
-    """The epoch cap of a trained cell: ``epochs``, and with a work budget ``work`` (pair-neuron
-    terms 4^n·Πw summed over epochs) at most ``work / (4^n·Πw)`` epochs, but never fewer than
-    ``min(epochs, min_epochs)``.  A pure function of the cell's shape (no clock), so the cap
-    and the rows are the same on every machine.
-
-    >>> epoch_cap(4000, 12, [144], work=1e12), epoch_cap(4000, 12, [144, 12], work=1e12)
-    (413, 200)
-    """
-    if work is None:
-        return int(epochs)
-    per_epoch = 4 ** int(n) * math.prod(int(w) for w in widths)
-    return int(min(epochs, max(min(epochs, min_epochs), work // per_epoch)))
 
 
 def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEFAULT_DEPTH3,
@@ -200,15 +89,16 @@ def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEF
     """Every cell of the table, cheapest first within each n.
 
     For every depth-3 width pair a depth-2 cell of the same parameter count
-    (:func:`matched_width`, input dimension d = 8n of the default code m = 4n) is added, rule
-    ``params(r1, r2)``, unless a depth-2 width rule already gives that width: the learnability
-    comparison of the verdict is depth 3 against depth 2 at equal parameter count.
+    (:func:`~networks.separation.cells.matched_width`, input dimension d = 8n of the default
+    code m = 4n) is added, rule ``params(r1, r2)``, unless a depth-2 width rule already gives
+    that width: the learnability comparison of the verdict is depth 3 against depth 2 at equal
+    parameter count.
 
     ``stall_window``/``stall_tol``: convergence-based stopping (a trained cell stops when its
     best loss fell by less than ``stall_tol`` relative over ``stall_window`` epochs,
     :func:`networks.train_product.train_product`); None keeps the patience rule (100 epochs
     without an absolute improvement of 1e-7).  ``work``: a per-cell budget in pair-neuron terms
-    (:func:`epoch_cap`); each trained cell's ``epochs`` is its own cap."""
+    (:func:`~networks.separation.cells.epoch_cap`); each trained cell's ``epochs`` is its own cap."""
     from networks.separation.ceiling import run_seed
     from networks.separation.targets import get_target
 
@@ -255,36 +145,10 @@ def make_cells(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS, depth3=DEF
     return cells
 
 
-def stopping(cell) -> dict:
-    """The stopping keywords of :func:`networks.train_product.train_product` for a trained cell:
-    the stall rule when the cell has one (``patience`` off), else the patience rule."""
-    if cell.get("stall_window") is not None:
-        return {"patience": None, "stall_window": cell["stall_window"],
-                "stall_tol": cell["stall_tol"]}
-    return {"patience": 100, "tol": 1e-7}
-
-
-def _still_improving(losses, cell=None) -> bool:
-    """Whether a run that ended on its epoch cap was still improving: with the stall rule, its
-    best loss fell by at least ``stall_tol`` (relative) over the last ``stall_window`` epochs
-    (or the run was shorter than the window); else the loss fell by more than
-    :data:`STILL_IMPROVING` over the last tenth of the epochs."""
-    if cell is not None and cell.get("stall_window") is not None:
-        window = int(cell["stall_window"])
-        if len(losses) <= window:
-            return True
-        before, after = min(losses[:-window]), min(losses)
-        return bool(before - after >= cell["stall_tol"] * before)
-    if len(losses) < 20:
-        return True
-    tail = max(2, len(losses) // 10)
-    before, after = losses[-tail], losses[-1]
-    return bool(before - after > STILL_IMPROVING * max(before, 1e-12))
-
 
 def run_cell(cell, *, base_seed: int = 0) -> dict:
     """Compute one cell (a pure function of the cell and the base seed, bit for bit: the
-    threads are pinned, :func:`pinned_threads`): the row dict."""
+    threads are pinned, :func:`~networks.separation.cells.pinned_threads`): the row dict."""
     with pinned_threads():
         from networks.separation.curriculum import CURRICULUM_KINDS
 
@@ -294,23 +158,6 @@ def run_cell(cell, *, base_seed: int = 0) -> dict:
             return run_curriculum_cell(cell, base_seed)
         return _run_cell(cell, base_seed)
 
-
-@contextlib.contextmanager
-def pinned_threads():
-    """One numba and one BLAS thread for the block: every reduction runs in one fixed order, so
-    a row is a bit-exact function of its cell whatever NUMBA_NUM_THREADS, OMP_NUM_THREADS or the
-    BLAS say (parallelism is across cells; numba's thread count is thread-local)."""
-    import numba
-
-    from networks.train_product import blas_threads
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        with blas_threads(1):
-            yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _run_cell(cell, base_seed):
@@ -444,7 +291,8 @@ def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
     ns : iterable of int
         Bits per party (1..12; each epoch costs about 4^n·w).
     targets : names from :mod:`networks.separation.targets` (``ip`` is always the hard one).
-    widths : width rules for depth 2 (:func:`width_of`: ``"n"``, ``"n^2"``, ``"n^3"``, ints).
+    widths : width rules for depth 2 (:func:`~networks.separation.cells.width_of`: ``"n"``,
+        ``"n^2"``, ``"n^3"``, ints).
     depth3 : pairs of width rules for trained depth 3 (run for n ≤ ``depth3_max_n``); a third
         element, ``(r1, r2, k)``, runs that pair only for n ≤ k as well.
     seeds : training seeds per cell; rows keep every seed, the summary the best and the median.
@@ -453,8 +301,9 @@ def separation_table(ns, *, targets=DEFAULT_TARGETS, widths=DEFAULT_WIDTHS,
         stops when its best loss fell by less than ``stall_tol`` (relative) over
         ``stall_window`` epochs; None (default) keeps the patience rule.
     work : float, optional
-        Per-cell work budget in pair-neuron terms (4^n·Πw per epoch, :func:`epoch_cap`): the
-        safety net that caps the epochs of the most expensive cells.
+        Per-cell work budget in pair-neuron terms (4^n·Πw per epoch,
+        :func:`~networks.separation.cells.epoch_cap`): the safety net that caps the epochs of
+        the most expensive cells.
     resume : path of a JSON-lines file; finished cells are appended as they complete and skipped
         on the next call with the same file (a killed or interrupted run loses only the cells in
         flight).
