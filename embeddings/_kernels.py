@@ -42,7 +42,7 @@ def _gray_min_weight(rows, n, n_blocks, stop_at, job_lo, job_hi, best, where):
     g(i) = i ^ (i >> 1), i = 1 .. 2^n - 1, visits every non-zero message once; consecutive
     codewords differ by one generator row (row ctz(i)).  The sequence is split into
     ``n_blocks`` contiguous blocks; each (generator, block) job starts from its first codeword
-    computed directly, so jobs are independent (``embeddings.code._gray_min_table`` runs ranges
+    computed directly, so jobs are independent (``embeddings.code_distance._gray_min_table`` runs ranges
     of them on threads).  A job stops early as soon as it finds a weight ``<= stop_at`` (pass 0
     to enumerate everything).  ``best`` and ``where`` are (T, n_blocks) int64; an empty block
     reports weight 2^62 and message -1.

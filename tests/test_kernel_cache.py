@@ -409,13 +409,13 @@ def two_free_cpus(monkeypatch):
 
 
 def test_threaded_ranges_equal_one_thread(monkeypatch, two_free_cpus):
-    from embeddings import code
+    from embeddings import code, code_distance
     from networks.reduction import product, selfreduce
     from tests.test_embeddings import random_generator
     rng = np.random.default_rng(51)
     rows = np.stack([code._pack_rows(random_generator(rng, 9, 30)) for _ in range(3)])
     threaded = code._gray_min_table(rows, 9, 7, 0)
-    monkeypatch.setattr(code, "_THREADED_MESSAGES", 1 << 62)
+    monkeypatch.setattr(code_distance, "_THREADED_MESSAGES", 1 << 62)
     serial = code._gray_min_table(rows, 9, 7, 0)
     assert all(np.array_equal(a, b) for a, b in zip(threaded, serial))
     V = rng.standard_normal((64, 64))
