@@ -27,6 +27,9 @@ from pathlib import Path
 if __package__ in (None, ""):                      # `python experiments/curriculum.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from experiments._table_options import (add_executor_option, add_output_options,  # noqa: E402
+                                        add_training_options, check_training_args)
+
 MAX_N = 12
 
 
@@ -42,14 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=2, help="inits per net; default 2")
     p.add_argument("--epochs", type=int, default=300,
                    help="Adam epochs per stage (cold rows: n times this); default 300")
-    p.add_argument("--lr", type=float, default=0.003, help="Adam step size; default 0.003")
-    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
-    p.add_argument("--stall-window", type=int, default=None,
-                   help="convergence-based stopping of every stage: a stage stops when its best "
-                        "loss fell by less than --stall-tol (relative) over this many epochs, "
-                        "--epochs is then only the cap per stage; default: off (patience rule)")
-    p.add_argument("--stall-tol", type=float, default=1e-3,
-                   help="relative improvement below which a stage has stalled; default 0.001")
+    add_training_options(p, lr=0.003, stall_tol=1e-3, unit="stage",
+                         window_note=", --epochs is then only the cap per stage")
     p.add_argument("--heldout", action="store_true",
                    help="also train every net on a quarter of the pairs (half of each party's "
                         "inputs) and measure it on a disjoint quarter (inputs of neither party "
@@ -60,15 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "labels) with depth 3's first layer frozen; n x --epochs per stage")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
-    p.add_argument("--executor", choices=("none", "threads", "processes"), default="none",
-                   help="where cells run: this thread (default), a thread pool or a process pool "
-                        "(one cell per task; rows are the same bit for bit)")
-    p.add_argument("--fresh", action="store_true",
-                   help="ignore <out>/curriculum_cells.jsonl and recompute every cell")
-    p.add_argument("--out", type=Path, default=Path("results/curriculum"),
-                   help="output directory; default results/curriculum")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--no-plot", action="store_true", help="skip the PNGs")
+    add_executor_option(p)
+    add_output_options(p, resume="curriculum_cells.jsonl", out="results/curriculum",
+                       plots="the PNGs")
     return p
 
 
@@ -91,17 +82,7 @@ def parse_args(argv=None):
         except Exception as exc:  # noqa: BLE001 -- width_of's message names the expected form
             p.error(f"--depth3: {exc}")
     args.depth3 = [pair]
-    for name in ("seeds", "epochs", "signal_inits"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    if not args.lr > 0:
-        p.error(f"--lr must be > 0, got {args.lr}")
-    if args.stall_window is not None and args.stall_window < 1:
-        p.error(f"--stall-window must be >= 1, got {args.stall_window}")
-    if not 0 <= args.stall_tol < 1:
-        p.error(f"--stall-tol must lie in [0, 1), got {args.stall_tol}")
-    if args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
+    check_training_args(p, args, counts=("seeds", "epochs", "signal_inits"))
     args.out = str(check_output_dir(p, args.out))
     return args
 

@@ -64,6 +64,8 @@ if __package__ in (None, ""):                      # `python experiments/separat
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from circuits.utils.cli import int_list  # noqa: E402
+from experiments._table_options import (add_executor_option, add_output_options,  # noqa: E402
+                                        add_training_options, check_training_args)
 
 FORMAT = "depthsep.experiments.separate"
 VERSION = 1
@@ -115,25 +117,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=None,
                    help="full-batch Adam epoch budget (stops early when the loss stalls); "
                         "default 1000 (5000 with --full)")
-    p.add_argument("--lr", type=float, default=0.02, help="Adam step size; default 0.02")
-    p.add_argument("--stall-window", type=int, default=None,
-                   help="convergence-based stopping: a trained cell stops when its best loss "
-                        "fell by less than --stall-tol (relative) over this many epochs; "
-                        f"default: off (patience rule), {FULL_STALL_WINDOW} with --full")
-    p.add_argument("--stall-tol", type=float, default=None,
-                   help=f"relative improvement below which a cell has stalled; default "
-                        f"{FULL_STALL_TOL}")
+    add_training_options(p, lr=0.02, stall_tol=FULL_STALL_TOL, unit="trained cell",
+                         window_default=f", {FULL_STALL_WINDOW} with --full")
     p.add_argument("--work", type=float, default=None,
                    help="per-cell work cap in pair-neuron terms (4^n times the product of the "
                         "hidden widths, per epoch): caps the epochs of the most expensive cells "
                         f"(never below {MIN_CAPPED_EPOCHS} epochs); default: none, "
                         f"{FULL_WORK:.0e} with --full")
-    p.add_argument("--seed", type=int, default=0, help="base seed (code, labels, inits); >= 0")
     p.add_argument("--heldout-n", type=str, default="4,5,6",
                    help="n for the held-out figure (train on half the pairs, test on the other "
                         "half; width n^2; n <= 8); 'none' to skip; default 4,5,6")
-    p.add_argument("--executor", choices=("none", "threads", "processes"), default="none",
-                   help="where cells run: this thread (default), a thread pool or a process pool")
+    add_executor_option(p)
     p.add_argument("--scheduler", type=str, default=None,
                    help="a Dask scheduler address (tcp://host:8786): one cell per Dask task")
     p.add_argument("--device", type=str, default="cpu",
@@ -141,12 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "cuda[:index] (PyTorch, the optional torch extra; the same loss and "
                         "metrics); each row records its device.  Dask workers read "
                         "DEPTHSEP_TRAIN_DEVICE instead")
-    p.add_argument("--fresh", action="store_true",
-                   help="ignore <out>/cells.jsonl and recompute every cell")
-    p.add_argument("--out", type=Path, default=Path("results/separate"),
-                   help="output directory; default results/separate")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    add_output_options(p, resume="cells.jsonl", out="results/separate", plots="the PNG")
     return p
 
 
@@ -203,23 +192,11 @@ def parse_args(argv=None):
                                                                else 1000)
     if args.stall_window is None and args.full:
         args.stall_window = FULL_STALL_WINDOW
-    if args.stall_tol is None:
-        args.stall_tol = FULL_STALL_TOL
     if args.work is None and args.full:
         args.work = FULL_WORK
-    if args.stall_window is not None and args.stall_window < 1:
-        p.error(f"--stall-window must be >= 1, got {args.stall_window}")
-    if not 0 <= args.stall_tol < 1:
-        p.error(f"--stall-tol must lie in [0, 1), got {args.stall_tol}")
+    check_training_args(p, args)
     if args.work is not None and not args.work > 0:
         p.error(f"--work must be > 0 (pair-neuron terms), got {args.work}")
-    for name in ("seeds", "epochs"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name} must be >= 1, got {getattr(args, name)}")
-    if not args.lr > 0:
-        p.error(f"--lr must be > 0, got {args.lr}")
-    if args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
     args.heldout_n = ([] if args.heldout_n.strip().lower() == "none"
                       else int_list(args.heldout_n, "--heldout-n", p, ranges=True))
     if args.heldout_n and (min(args.heldout_n) < 1 or max(args.heldout_n) > 8):
