@@ -271,20 +271,15 @@ def _slot_order(k: str):
 
 
 def main(argv=None) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
-    from circuits.utils.files import write_json_atomic
+    from circuits.utils.cli import EXIT_NOT_SAVED
+    from experiments._outputs import write_record
 
     args = parse_args(argv)
     record = run(args)
     print(table(record))                       # the results first: a failed write loses nothing
     out = Path(args.out)
-
-    def write():
-        print(f"wrote {write_json_atomic(out / 'ceiling.json', record)}")
-        if not args.no_plot:
-            print(f"wrote {plot(record, out / 'ceiling.png')}")
-
-    if not save_or_report(write, what="ceiling.json and ceiling.png", where=out):
+    if not write_record(record, out, name="ceiling.json", what="ceiling.json and ceiling.png",
+                        figures=None if args.no_plot else lambda: plot(record, out / "ceiling.png")):
         return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s")
     return 0

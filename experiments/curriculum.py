@@ -288,26 +288,18 @@ def plot(record, out: Path) -> list:
 def main(argv=None) -> int:
     """``depthsep separate --curriculum``: run E25, print its table and verdict, write the
     record and the figures; 0 on success."""
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
-    from circuits.utils.files import write_json_atomic
+    from circuits.utils.cli import EXIT_NOT_SAVED
+    from experiments._outputs import interrupted, write_record
 
     args = parse_args(argv)
     try:
         record = run(args)
     except KeyboardInterrupt:
-        print(f"interrupted: finished cells are kept in {Path(args.out) / 'curriculum_cells.jsonl'}"
-              f"; run the same command again to continue", file=sys.stderr)
-        return 130
+        return interrupted(Path(args.out) / "curriculum_cells.jsonl")
     print(table_text(record))
     out = Path(args.out)
-
-    def write():
-        print(f"wrote {write_json_atomic(out / 'curriculum.json', record)}")
-        if not args.no_plot:
-            for p in plot(record, out):
-                print(f"wrote {p}")
-
-    if not save_or_report(write, what="curriculum.json and its figures", where=out):
+    if not write_record(record, out, name="curriculum.json", what="curriculum.json and its figures",
+                        figures=None if args.no_plot else lambda: plot(record, out)):
         return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells from "
           f"the resume file)")

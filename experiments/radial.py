@@ -332,20 +332,15 @@ def plot(record, path) -> Path:
 
 
 def main(argv=None) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
-    from circuits.utils.files import write_json_atomic
+    from circuits.utils.cli import EXIT_NOT_SAVED
+    from experiments._outputs import write_record
 
     a = parse_args(argv)
     record = run(a)
     print(table(record))                       # the results first: a failed write loses nothing
     out = Path(a.out)
-
-    def write():
-        print(f"wrote {write_json_atomic(out / 'radial.json', record)}")
-        if not a.no_plot:
-            print(f"wrote {plot(record, out / 'radial.png')}")
-
-    if not save_or_report(write, what="radial.json and radial.png", where=out):
+    if not write_record(record, out, name="radial.json", what="radial.json and radial.png",
+                        figures=None if a.no_plot else lambda: plot(record, out / "radial.png")):
         return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s")
     return 0

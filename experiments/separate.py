@@ -446,24 +446,17 @@ def main(argv=None) -> int:
 
 
 def _main(args) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
-    from circuits.utils.files import write_json_atomic
+    from circuits.utils.cli import EXIT_NOT_SAVED
+    from experiments._outputs import interrupted, write_record
 
     try:
         record = run(args)
     except KeyboardInterrupt:
-        print(f"interrupted: finished cells are kept in {Path(args.out) / 'cells.jsonl'}; run "
-              f"the same command again to continue", file=sys.stderr)
-        return 130
+        return interrupted(Path(args.out) / "cells.jsonl")
     print(table_text(record))
     out = Path(args.out)
-
-    def write():
-        print(f"wrote {write_json_atomic(out / 'separate.json', record)}")
-        if not args.no_plot:
-            print(f"wrote {plot(record, out / 'separate.png')}")
-
-    if not save_or_report(write, what="separate.json and separate.png", where=out):
+    if not write_record(record, out, name="separate.json", what="separate.json and separate.png",
+                        figures=None if args.no_plot else lambda: plot(record, out / "separate.png")):
         return EXIT_NOT_SAVED
     print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells "
           f"from the resume file)")

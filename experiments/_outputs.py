@@ -1,0 +1,37 @@
+"""The end of an experiment's run, shared by the table commands (separate, its --curriculum mode,
+ceiling, radial): the JSON record and the figures written into the output folder, each path
+printed, a failed write reported instead of raised; and the line an interrupted run leaves."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def write_record(record, out, *, name: str, what: str, figures=None) -> bool:
+    """Write ``record`` to ``<out>/<name>`` (atomic JSON), then, unless ``figures`` is None, call
+    ``figures()`` (it returns the path of the figure written, or a list of them); print every
+    path written.  Print the results before calling this: a failed write (``what`` names the
+    files) is reported on stderr and gives False (:func:`circuits.utils.cli.save_or_report`;
+    exit with ``EXIT_NOT_SAVED``), True when all is written."""
+    from circuits.utils.cli import save_or_report
+    from circuits.utils.files import write_json_atomic
+
+    out = Path(out)
+
+    def write():
+        print(f"wrote {write_json_atomic(out / name, record)}")
+        if figures is not None:
+            made = figures()
+            for path in made if isinstance(made, list) else [made]:
+                print(f"wrote {path}")
+
+    return save_or_report(write, what=what, where=out)
+
+
+def interrupted(resume) -> int:
+    """Say where the finished cells of an interrupted run are kept (the resume file ``resume``)
+    and how to continue; the exit status of a run ended by Ctrl-C, 130."""
+    print(f"interrupted: finished cells are kept in {resume}; run the same command again to "
+          f"continue", file=sys.stderr)
+    return 130
