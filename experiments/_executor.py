@@ -3,6 +3,8 @@ with ``--curriculum``, E25), shared by both commands."""
 
 from __future__ import annotations
 
+import contextlib
+
 
 def cell_executor(choice: "str | None"):
     """The executor for ``--executor`` ``choice``: "threads" (the string, a thread pool chosen by
@@ -20,3 +22,15 @@ def cell_executor(choice: "str | None"):
         return cf.ProcessPoolExecutor(max_workers=usable_cpus(),
                                       mp_context=mp.get_context("spawn"))
     return None
+
+
+@contextlib.contextmanager
+def running_cells(choice: "str | None"):
+    """:func:`cell_executor` for ``choice`` as a context: a process pool is shut down when the
+    block ends, however it ends."""
+    executor = cell_executor(choice)
+    try:
+        yield executor
+    finally:
+        if executor is not None and not isinstance(executor, str):
+            executor.shutdown()

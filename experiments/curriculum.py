@@ -105,14 +105,10 @@ def run(args) -> dict:
     resume = out / "curriculum_cells.jsonl"
     if args.fresh and resume.exists():
         resume.unlink()
-    from experiments._executor import cell_executor
+    from experiments._executor import running_cells
 
-    executor = cell_executor(args.executor)
-    try:
+    with running_cells(args.executor) as executor:
         table = _table(args, resume, executor)
-    finally:
-        if executor is not None and not isinstance(executor, str):
-            executor.shutdown()
     t1 = time.perf_counter()
     signal = gradient_signal_table(args.n, inits=args.signal_inits, base_seed=args.seed,
                                    depth3_max_n=min(max(args.n), 8))

@@ -214,7 +214,7 @@ def parse_args(argv=None):
 
 
 def run(args) -> dict:
-    from experiments._executor import cell_executor
+    from experiments._executor import running_cells
 
     import numba
     import numpy as np
@@ -237,18 +237,16 @@ def run(args) -> dict:
 
     before = os.environ.get(ENV_DEVICE)
     os.environ[ENV_DEVICE] = args.device        # read by train_product, here and in workers
-    executor = cell_executor(args.executor)
     try:
-        table = separation_table(args.n, targets=args.targets, widths=args.widths,
-                                 depth3=args.depth3, depth3_max_n=args.depth3_max_n,
-                                 seeds=args.seeds, base_seed=args.seed, epochs=args.epochs,
-                                 lr=args.lr, resume=resume, executor=executor,
-                                 client=args.scheduler, progress=not args.no_progress,
-                                 stall_window=args.stall_window, stall_tol=args.stall_tol,
-                                 work=args.work)
+        with running_cells(args.executor) as executor:
+            table = separation_table(args.n, targets=args.targets, widths=args.widths,
+                                     depth3=args.depth3, depth3_max_n=args.depth3_max_n,
+                                     seeds=args.seeds, base_seed=args.seed, epochs=args.epochs,
+                                     lr=args.lr, resume=resume, executor=executor,
+                                     client=args.scheduler, progress=not args.no_progress,
+                                     stall_window=args.stall_window, stall_tol=args.stall_tol,
+                                     work=args.work)
     finally:
-        if executor is not None and not isinstance(executor, str):
-            executor.shutdown()
         if before is None:
             os.environ.pop(ENV_DEVICE, None)
         else:
