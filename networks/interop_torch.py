@@ -13,17 +13,14 @@ which re-exports this module's functions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from circuits.utils.errors import InvalidNetworkError, MissingDependencyError
 from networks.activations import get_activation
 from networks._document import network_classes
 
-if TYPE_CHECKING:  # interop sits below the network class: no runtime import of networks.sigma
-    from networks.sigma import SigmaNetwork
-
+# Below the network class: no import of networks.sigma, not even for type hints (the classes come
+# from networks._document at run time; the docstrings name the types).
 __all__ = ["from_torch", "to_torch", "TORCH_ACTIVATIONS"]
 
 #: torch.nn module class name -> depthsep activation name (checked further in from_torch)
@@ -111,7 +108,7 @@ def _activation_of(name: str, module) -> str:
     return TORCH_ACTIVATIONS[cls]
 
 
-def from_torch(module) -> SigmaNetwork:
+def from_torch(module):
     """A :class:`~networks.sigma.SigmaNetwork` from a ``torch.nn.Sequential`` of Linear layers.
 
     Parameters
@@ -179,7 +176,7 @@ def from_torch(module) -> SigmaNetwork:
     return SigmaNetwork(layers, activation=names.pop() if names else "relu")
 
 
-def to_torch(net: SigmaNetwork, *, dtype=None):
+def to_torch(net, *, dtype=None):
     """A ``torch.nn.Sequential`` computing the same function as ``net``.
 
     Parameters
