@@ -5,7 +5,8 @@ the memorisation curve they supersede (E20).
   against IP, MAJ∘AND (same AND layer, the control that can separate) and random labels (hard for
   every depth); trained and exact depth 3; the explicit depth-2 IP_j floor; the verdict.
 * :mod:`networks.separation.cells` — one cell of the E23/E25 tables: width rules, equal
-  parameter counts, exact metrics, stopping rules, pinned threads.
+  parameter counts, exact metrics, stopping rules, pinned threads;
+  :mod:`networks.separation.cell_runs` — cells run one per task against a resume file.
 * :mod:`networks.separation.depth_verdict` — the E23/E25 verdict: expressivity and learnability
   clauses, "separation shown" only by a clause that isolates depth.
 * :mod:`networks.separation.curriculum` — E25: the ip_j curriculum, depth 3 vs depth 2 of equal

@@ -201,8 +201,8 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
         (:mod:`networks.separation.curriculum_heldout`): learning against memorising.
     and_stage : also the AND-stage cells (:func:`curriculum_cells`).
     """
+    from networks.separation.cell_runs import run_cells
     from networks.separation.depth_verdict import summarise, verdict
-    from networks.separation.separate import run_cells
 
     ns = [check_int(n, name="ns", minimum=2, maximum=12, what="bits per party") for n in ns]
     seeds = check_int(seeds, name="seeds", minimum=1, what="inits per net")
@@ -210,8 +210,9 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     cells = curriculum_cells(ns, depth3=depth3, seeds=seeds, base_seed=base_seed,
                              epochs=epochs, lr=lr, stall_window=stall_window,
                              stall_tol=stall_tol, heldout=heldout, and_stage=and_stage)
-    rows, resumed = run_cells(cells, base_seed=base_seed, resume=resume, executor=executor,
-                              client=client, progress=progress, desc="curriculum")
+    rows, resumed = run_cells(cells, run=_run_pinned, base_seed=base_seed, resume=resume,
+                              executor=executor, client=client, progress=progress,
+                              desc="curriculum")
     summary = summarise(rows)
     designed = stall_window is not None or heldout
     return {"rows": rows, "summary": summary, "verdict": verdict(summary),
@@ -219,6 +220,15 @@ def curriculum_table(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
             + ("; " + AND_STAGE_PREDICTION if and_stage else ""),
             "cells": len(cells), "resumed": resumed,
             "stages": _stage_table(rows)}
+
+
+def _run_pinned(cell, *, base_seed: int = 0) -> dict:
+    """One E25 row on one numba and one BLAS thread
+    (:func:`networks.separation.cells.pinned_threads`): a bit-exact function of the cell."""
+    from networks.separation.cells import pinned_threads
+
+    with pinned_threads():
+        return run_curriculum_cell(cell, base_seed)
 
 
 def _stage_table(rows) -> list:
