@@ -1,7 +1,7 @@
 """Per-cell training rates of the E23 table: seconds per full-batch Adam epoch of every net shape
 the full table trains (depth 2 at widths n, n² and the parameter-matched widths, depth 3 at
 (n, n+1) and (n², n)), each pinned to one numba and one BLAS thread as the cells run
-(:func:`networks.separation.separate.pinned_threads`).  s/epoch is ``history["loop_seconds"]``
+(:func:`networks.separation.cells.pinned_threads`).  s/epoch is ``history["loop_seconds"]``
 / epochs (compilation outside the timing); the median of ``--repeats`` calls.  The budget of
 ``depthsep separate --full`` is designed from these rates (docs/experiments.md, E23).
 

@@ -1,5 +1,5 @@
 """What bit-reproducibility costs: an E23 training cell pinned to one numba and one BLAS thread
-(:func:`networks.separation.separate.pinned_threads`, what every cell does now) against the same
+(:func:`networks.separation.cells.pinned_threads`, what every cell does now) against the same
 call with numba's configured threads (the trainer's own choice, the baseline), interleaved in the
 same run.  s/epoch is ``history["loop_seconds"]`` / epochs (compilation outside the timing).
 

@@ -449,7 +449,7 @@ class SigmaNetwork:
     def from_torch(cls, module) -> "SigmaNetwork":
         """A network from a ``torch.nn.Sequential`` of Linear layers and one activation type.
 
-        See :func:`networks.interop.from_torch` (needs the ``torch`` extra).
+        See :func:`networks.interop_torch.from_torch` (needs the ``torch`` extra).
         """
         from networks.interop import from_torch
 
@@ -458,7 +458,7 @@ class SigmaNetwork:
     def to_torch(self, *, dtype=None):
         """The same function as a ``torch.nn.Sequential`` (float64 by default).
 
-        See :func:`networks.interop.to_torch` (needs the ``torch`` extra).
+        See :func:`networks.interop_torch.to_torch` (needs the ``torch`` extra).
         """
         from networks.interop import to_torch
 
