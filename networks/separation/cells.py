@@ -178,6 +178,16 @@ def _still_improving(losses, cell=None) -> bool:
     return bool(before - after > STILL_IMPROVING * max(before, 1e-12))
 
 
+def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
+    """Full-batch Adam on all 4^n pairs (:func:`networks.train_product.train_product`) with the
+    cell's stopping rule (:func:`stopping`), loss target 1e-6 and no time limit (the epoch
+    budget is the user's choice and every cell is resumable)."""
+    from networks.train_product import train_product
+
+    return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, target_loss=1e-6,
+                         max_seconds=None, freeze_first=freeze_first, **stopping(cell or {}))
+
+
 @contextlib.contextmanager
 def pinned_threads():
     """One numba and one BLAS thread for the block: every reduction runs in one fixed order, so

@@ -109,20 +109,12 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     return cells
 
 
-def _train(net, inst, Y, epochs, lr, cell=None, freeze_first=False):
-    from networks.separation.cells import stopping
-    from networks.train_product import train_product
-
-    return train_product(net, inst, targets=Y, epochs=epochs, lr=lr, target_loss=1e-6,
-                         max_seconds=None, freeze_first=freeze_first, **stopping(cell or {}))
-
-
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
     """One E25 row (call it inside :func:`networks.separation.cells.pinned_threads`, as
     :func:`networks.separation.separate.run_cell` does)."""
     from embeddings import HardInstance
     from networks.separation.ceiling import exact_correlation
-    from networks.separation.cells import _still_improving, evaluate_net
+    from networks.separation.cells import _still_improving, _train, evaluate_net
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
 

@@ -85,8 +85,7 @@ def run_heldout_cell(cell, base_seed: int = 0) -> dict:
     measured on the held-out quadrant (call inside
     :func:`networks.separation.cells.pinned_threads`)."""
     from embeddings import HardInstance
-    from networks.separation.curriculum import _train
-    from networks.separation.cells import _still_improving, param_count, path_norm
+    from networks.separation.cells import _still_improving, _train, param_count, path_norm
     from networks.separation.targets import target_table
     from networks.sigma import SigmaNetwork
 

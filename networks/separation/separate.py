@@ -63,8 +63,9 @@ import numpy as np
 from circuits.utils.validation import check_int
 # one cell's width rules, metrics and stopping rules (re-exported: their documented home was here)
 from networks.separation.cells import (MIN_CAPPED_EPOCHS, STILL_IMPROVING, Cell,  # noqa: F401
-                                       _still_improving, epoch_cap, evaluate_net, matched_width,
-                                       param_count, path_norm, pinned_threads, stopping, width_of)
+                                       _still_improving, _train, epoch_cap, evaluate_net,
+                                       matched_width, param_count, path_norm, pinned_threads,
+                                       stopping, width_of)
 # the resume file of the cells (re-exported: defined here before)
 from networks.separation.cell_runs import _append_resume, _load_resume  # noqa: F401
 
@@ -165,7 +166,6 @@ def _run_cell(cell, base_seed):
     from embeddings import HardInstance
     from networks.sigma import SigmaNetwork
     from networks.separation.targets import target_table
-    from networks.train_product import train_product
 
     n = cell["n"]
     t0 = time.perf_counter()
@@ -197,9 +197,7 @@ def _run_cell(cell, base_seed):
     else:
         dims = [inst.dim, *cell["widths"], 1]
         net0 = SigmaNetwork.random(dims, "relu", seed=cell["seed"], bias_scale=0.5)
-        # the epoch budget is the user's choice and every cell is resumable: no time refusal
-        res = train_product(net0, inst, targets=Y, epochs=cell["epochs"], lr=cell["lr"],
-                            target_loss=1e-6, max_seconds=None, **stopping(cell))
+        res = _train(net0, inst, Y, cell["epochs"], cell["lr"], cell)
         losses = res.history["loss"]
         improving = res.history["reason"] == "epochs" and _still_improving(losses, cell)
         row.update(evaluate_net(res.network, inst, Y, target=cell["target"]),
