@@ -538,14 +538,11 @@ _RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
 _RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
 PLANE_SIG = types.int64(_RO_U64, types.int64[::1], types.uint64[::1], types.uint64[::1])
 _FUSED_SIG = (types.FunctionType(PLANE_SIG), _RO_U64, _RO_I64_2, _RO_I64_2, _RO_I64_2,
-              types.int64[::1], _RO_I64_1, _RO_U8, _RO_I64_1, types.int64, types.int64)
-#: ``extra`` of a plane function that reads no data of its own (every generated kernel)
-NO_EXTRA = np.zeros(0, dtype=np.int64)
-NO_EXTRA.setflags(write=False)
+              types.int64[::1], _RO_I64_1, _RO_U8, types.int64, types.int64)
 
 
 @njit(cache=True, nogil=True)
-def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, extra, h_lo, h_hi):
+def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, h_lo, h_hi):
     """:func:`_bs_block` (count mode) with the circuit's compiled ``plane`` function in place of
     the interpreted program.
 
@@ -557,13 +554,6 @@ def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, extra, h_lo, h
     sub-plane.  Smaller masks make a smaller table (W2: 6.4 MiB of 4096-lane masks, 0.6 MiB of
     512-lane ones, which stay in L2; ``circuits.dispatch`` chooses).
 
-    ``extra``: data of a plane function that reads the circuit as data (the generic depth-2
-    kernel, ``circuits._kernels_generic``; empty for a generated kernel), copied behind the
-    offsets: ``moffs`` is the S rows of g offsets, then ``extra`` with its last two entries
-    set to S and g, so the plane function finds its data at ``moffs[S g:]``.  The plane
-    function may write in that copy (scratch); one driver serves both kinds of kernel, so a
-    machine compiles it once for either.
-
     The first lane of a plane with a count is found by bisection on ``rm``: the plane restricted
     to the lanes [lo, mid) (the rest of ``rm`` zeroed; restored afterwards) has a count or not,
     until one lane is left (12 calls; exact: the count restricted to a set of lanes is the
@@ -572,15 +562,9 @@ def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, extra, h_lo, h
     n_sub = sub.shape[0]
     mw = NW // n_sub
     g = moffs1.shape[0]
-    ne = extra.shape[0]
-    moffs = np.empty(n_sub * g + ne, dtype=np.int64)
+    moffs = np.empty(n_sub * g, dtype=np.int64)
     for s in range(n_sub):
         moffs[s * g + g - 1] = moffs1[g - 1]        # the zero plane
-    for i in range(ne):
-        moffs[n_sub * g + i] = extra[i]
-    if ne >= 2:
-        moffs[n_sub * g + ne - 2] = n_sub
-        moffs[n_sub * g + ne - 1] = g
     pw, pq = _bs_tables()
     tv = np.zeros(NW, dtype=np.uint64)
     rm = np.zeros(NW, dtype=np.uint64)

@@ -34,13 +34,6 @@ dropping it is exact.  Padding planes are the all-zero plane (they add 0).  The 
 the interpreted kernel's: r_{-1} = all ones, r_b = S'_b & r_{b-1} if bit b of T' is 1, else
 S'_b | r_{b-1}; r_{K-1} = [S' >= T'] (ties fire).  Layer 1, the targets, the lane range and
 the first counterexample (bisection over ``rm``) are those of ``_fused_block``.
-
-One driver.  The kernel is a *plane function* (``_kernels_bitsliced.PLANE_SIG``, like each
-generated kernel) that ``_kernels_bitsliced._fused_block`` calls as a first-class function; its
-data (``spec``, ``cstart``, ``inp``: :func:`extra`) travel behind the layer-1 offsets in the
-driver's ``moffs``.  So the compiled kernels and this one share the driver, its first-lane
-search and its compile: a machine compiles the driver once for either, and a first call on a
-new machine compiles the driver and this plane function only.
 """
 
 import threading
@@ -51,10 +44,11 @@ from numba.core import types
 
 from circuits import _bitsliced_plan as _bplan
 from circuits._jit import njit
-from circuits._kernels_bitsliced import NW, ONES, PLANE_SIG
+from circuits._kernels_bitsliced import (LANES, LB, NW, ONES, _bs_start, _bs_suboffsets,
+                                         _bs_tables, _bs_target, _range_word)
 from circuits._simd import VW, vand, vcarry, vload, vor, vpop, vsplat, vsum3, vxor
 
-__all__ = ["MAX_COUNTER_BITS", "extra", "generic_data", "loaded", "padded_inputs", "plane"]
+__all__ = ["MAX_COUNTER_BITS", "generic_data", "generic_block", "loaded", "padded_inputs"]
 
 MAX_COUNTER_BITS = 12       # ones, twos, fours, eights and h0 .. h7
 _PAD = 4                    # columns padded to a multiple of this many planes
@@ -158,29 +152,13 @@ def _ripple(c, nh, h0, h1, h2, h3, h4, h5, h6, h7):
 
 
 @njit(cache=True, nogil=True)
-def _plane(masks, moffs, tv, rm):
-    """Lanes of the plane where the circuit's output differs from ``tv``, within ``rm``: a
-    plane function of ``_kernels_bitsliced.PLANE_SIG`` for ``_kernels_bitsliced._fused_block``,
-    the circuit as data in ``moffs`` behind the S rows of g layer-1 offsets (``moffs[s g + j]``:
-    gate j's mask on sub-plane s): :func:`extra`'s layout, the driver having set S and g in its
-    last two entries.  The adder inputs' offsets (``offs[s n + i]`` = ``moffs[s g + inp[i]]``,
-    n = cstart[K]) are gathered into the scratch part first."""
-    m = moffs.shape[0]
-    n_sub = moffs[m - 2]
-    base = n_sub * moffs[m - 1]
-    tp = moffs[base]
-    K = moffs[base + 1]
-    nh = moffs[base + 2]
-    n_in = moffs[base + 3]
-    cs = base + _HEAD                   # cstart[0 .. K]
-    ip = cs + K + 1                     # inp[0 .. n_in)
-    of = ip + n_in                      # offs[0 .. S n_in): scratch
-    g = moffs[m - 1]
-    mw = NW // n_sub
-    for s in range(n_sub):
-        for i in range(n_in):
-            moffs[of + s * n_in + i] = moffs[s * g + moffs[ip + i]]
-    offs = moffs[of:of + n_sub * n_in]
+def _plane(masks, offs, tv, rm, cstart, spec, mw):
+    """Lanes of the plane where the circuit's output differs from ``tv``, within ``rm``
+    (``offs[s n + i]``: word offset of adder input i's mask on sub-plane s, n = cstart[K])."""
+    tp = spec[0]
+    K = spec[1]
+    nh = spec[2]
+    n_in = cstart[K]
     ONE = vsplat(ONES)
     ZERO = vsplat(np.uint64(0))
     d = np.int64(0)
@@ -201,8 +179,8 @@ def _plane(masks, moffs, tv, rm):
         h7 = ZERO
         r = ONE
         for b in range(K):
-            i = np.uint64(moffs[cs + b])
-            end = np.uint64(moffs[cs + b + 1])
+            i = np.uint64(cstart[b])
+            end = np.uint64(cstart[b + 1])
             while i + np.uint64(16) <= end:
                 ones, twa = _csa(ones, _ld(masks, offs, i, row, w),
                                  _ld(masks, offs, i + np.uint64(1), row, w))
@@ -281,42 +259,79 @@ def _plane(masks, moffs, tv, rm):
     return d
 
 
-_HEAD = 4                   # extra = [T', K, nh, n_in, cstart .., inp .., scratch .., S, g]
+@njit(cache=True, nogil=True)
+def _generic_block(masks, l1, WhT, sub, geom, params, table, inp, cstart, spec, h_lo, h_hi):
+    """``_kernels_bitsliced._fused_block`` with :func:`_plane` (the circuit as data) in place
+    of a per-circuit compiled function: (count, first) over the planes h_lo <= h < h_hi,
+    restricted to the indices [geom[0], geom[1])."""
+    mbase, mtop, idx, moffs1 = _bs_start(l1, WhT, h_lo)
+    n_sub = sub.shape[0]
+    mw = NW // n_sub
+    g = moffs1.shape[0]
+    moffs = np.empty(n_sub * g, dtype=np.int64)
+    for s in range(n_sub):
+        moffs[s * g + g - 1] = moffs1[g - 1]        # the zero plane
+    n_in = inp.shape[0]
+    offs = np.empty(n_sub * n_in, dtype=np.int64)
+    pw, pq = _bs_tables()
+    tv = np.zeros(NW, dtype=np.uint64)
+    rm = np.zeros(NW, dtype=np.uint64)
+    keep = np.zeros(NW, dtype=np.uint64)
+    st = np.zeros(2, dtype=np.int64)
+    c = np.int64(0)
+    f = np.int64(-1)
+    for h in range(h_lo, h_hi):
+        _bs_suboffsets(h, h_lo, WhT, sub, mbase, mtop, idx, moffs, g, mw)
+        for s in range(n_sub):
+            row = moffs[s * g:s * g + g]
+            out = offs[s * n_in:s * n_in + n_in]
+            for i in range(n_in):
+                out[i] = row[inp[i]]
+        _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
+        d = _plane(masks, offs, tv, rm, cstart, spec, mw)
+        if d == 0:
+            continue
+        c += d
+        if f >= 0:
+            continue
+        for q in range(NW):         # loops, not keep[:] = rm: a slice assignment compiles
+            keep[q] = rm[q]         # numba's shape-mismatch message (~2 s of string code)
+        lo = 0
+        hi = LANES
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            for q in range(NW):
+                rm[q] = _range_word(keep[q], q, lo, mid)
+            if _plane(masks, offs, tv, rm, cstart, spec, mw) > 0:
+                hi = mid
+            else:
+                lo = mid
+        for q in range(NW):
+            rm[q] = keep[q]
+        f = (h << LB) + lo
+    return c, f
+
+
+_RO_U64 = types.Array(types.uint64, 1, "C", readonly=True)
 _RO_I64_1 = types.Array(types.int64, 1, "C", readonly=True)
+_RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
+_RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
+_SIG = (_RO_U64, _RO_I64_2, _RO_I64_2, _RO_I64_2, types.int64[::1], _RO_I64_1, _RO_U8,
+        _RO_I64_1, _RO_I64_1, _RO_I64_1, types.int64, types.int64)
 _LOCK = threading.Lock()
-_FN: list = []              # the compiled plane as a first-class function value, once loaded
-
-
-def extra(data, n_sub: int) -> np.ndarray:
-    """The ``extra`` argument of ``_kernels_bitsliced._fused_block`` for :func:`_plane`:
-    ``[T', K, nh, n_in]``, cstart, inp, ``n_sub * n_in`` scratch words and two words the driver
-    sets to S and g (read-only int64).  ``data``: :func:`generic_data`'s ``(inp, cstart,
-    spec)``; ``n_sub``: sub-planes per plane (masks of fewer lanes)."""
-    inp, cstart, spec = data
-    n_in = int(inp.shape[0])
-    out = np.concatenate([np.array([spec[0], spec[1], spec[2], n_in], dtype=np.int64), cstart,
-                          inp, np.zeros(n_sub * n_in + 2, dtype=np.int64)])
-    out.setflags(write=False)
-    return out
 
 
 def loaded() -> bool:
     """Whether this process has loaded (or compiled) the generic kernel."""
-    return bool(not numba.config.DISABLE_JIT and _plane.signatures)
+    return bool(not numba.config.DISABLE_JIT and _generic_block.signatures)
 
 
-def plane():
-    """:func:`_plane`, compiled for ``PLANE_SIG`` (from numba's cache after the first time on
-    a machine) and closed to other signatures, as the first-class function value the driver
-    takes (the Python function with the JIT off).  Thread-safe."""
-    if numba.config.DISABLE_JIT:
-        return _plane
-    if not _FN:
+def generic_block():
+    """:func:`_generic_block`, compiled for one fixed signature (from numba's cache after the
+    first time on a machine) and closed to others.  Thread-safe."""
+    if not numba.config.DISABLE_JIT and not _generic_block.signatures:
         with _LOCK:
-            if not _FN:
-                from circuits._bitsliced_codegen import _PlaneFunction
-                if not _plane.signatures:
-                    _plane.compile(PLANE_SIG)
-                    _plane.disable_compile()
-                _FN.append(_PlaneFunction(_plane))
-    return _FN[0]
+            if not _generic_block.signatures:
+                _generic_block.compile(_SIG)
+                _generic_block.disable_compile()
+    return _generic_block

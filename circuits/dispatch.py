@@ -466,10 +466,9 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     h_lo = start >> _bits.LB
     h_hi = ((stop - 1) >> _bits.LB) + 1
     work = (h_hi - h_lo) * (plan.n_l1 + plan.n_ops + 2) * _bits.NW
-    if plan.generic is not None and kind >= 0:     # the generic plane, on the same driver
-        block = _bits.fused_block()
-        args = (_generic.plane(), plan.masks, plan.l1, plan.WhT, plan.sub, geom, params, table,
-                _generic.extra(plan.generic, plan.sub.shape[0]))
+    if plan.generic is not None and kind >= 0:
+        block = _generic.generic_block()
+        args = (plan.masks, plan.l1, plan.WhT, plan.sub, geom, params, table) + plan.generic
     elif plan.code is None or kind < 0:    # truth tables: the interpreted program writes planes
         block = _bits._bs_block
         interp = plan if plan.mask_bits == _bits.LB else plan.interp
@@ -477,7 +476,7 @@ def _bits_run(plan, spec, start: int, stop: int, out):
     else:
         block = _bits.fused_block()
         args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, plan.sub, geom, params,
-                table, _bits.NO_EXTRA)
+                table)
     if work < _SERIAL_BITS_WORK:
         count, first = block(*args, h_lo, h_hi)  # type: ignore[call-arg]
         return int(count), int(first)

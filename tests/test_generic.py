@@ -238,10 +238,11 @@ def _own_llvm(fn, sig) -> str:
 
 
 @needs_jit
-def test_the_shared_driver_and_the_generic_plane_compile_no_error_formatting():
+def test_the_bitsliced_drivers_compile_no_error_formatting():
     """A slice assignment (``keep[:] = rm``) makes numba compile its shape-mismatch message
-    (string formatting: about 3 s of the generic kernel's first compile on a new machine); the
-    driver and the generic plane copy planes with loops.  Control: a slice assignment shows."""
+    (string formatting: about 2-3 s of the generic kernel's first compile on a new machine); the
+    generic and the compiled kernels' drivers copy planes with loops.  Control: a slice
+    assignment shows."""
     from circuits import _kernels_bitsliced as bits
 
     def sliced(a, b):
@@ -252,27 +253,5 @@ def test_the_shared_driver_and_the_generic_plane_compile_no_error_formatting():
     arr = numba.types.uint64[::1]
     assert mark in _own_llvm(sliced, (arr, arr))
     assert mark not in _own_llvm(bits._fused_block.py_func, bits._FUSED_SIG)
-    assert mark not in _own_llvm(gen._plane.py_func, bits.PLANE_SIG)
+    assert mark not in _own_llvm(gen._generic_block.py_func, gen._SIG)
 
-
-@needs_jit
-def test_generic_and_compiled_kernels_share_one_driver(monkeypatch):
-    """The generic kernel is a plane function on the compiled kernels' driver (one signature,
-    one first-lane search); its data sit behind the offsets as ``extra`` lays them out."""
-    from circuits import _kernels_bitsliced as bits
-    rng = np.random.default_rng(5)
-    circ = wide_circuit(rng, 14, 12, wmax=6)
-    ref = int_table(circ)
-    want = naive_kernels.count_first(ref, [0] * (1 << 14), 0, 1 << 14)
-    for kernel in ("generic", "fused"):
-        res = c.count_disagreements(circ, c.Constant(14, 0), kernel=kernel)
-        assert (res.count, res.index) == want
-    assert len(bits.fused_block().signatures) == 1
-    plan = simulate._plan_of(circ, "generic")[1]
-    inp, cstart, spec = plan.generic
-    ex = gen.extra(plan.generic, 4)
-    n_in, K = inp.shape[0], int(spec[1])
-    assert ex.tolist()[:4] == [int(spec[0]), K, int(spec[2]), n_in]
-    assert ex[4:5 + K].tolist() == cstart.tolist()
-    assert ex[5 + K:5 + K + n_in].tolist() == inp.tolist()
-    assert ex.shape[0] == 4 + K + 1 + n_in + 4 * n_in + 2 and not ex.flags.writeable
