@@ -62,10 +62,11 @@ def main(argv=None) -> int:
     load0 = _load()
     for _ in range(args.repeats):
         for label, k, root in cands:
-            env = {"NUMBA_CACHE_DIR": tempfile.mkdtemp(prefix="depthsep-cold-numba-"),
-                   "DEPTHSEP_CACHE_DIR": tempfile.mkdtemp(prefix="depthsep-cold-"),
-                   "PYTHONPATH": root}
-            rows[label].append(_common.run_child(_CHILD.format(root=root, kernel=k), env=env))
+            with tempfile.TemporaryDirectory(prefix="depthsep-cold-") as tmp:
+                env = {"NUMBA_CACHE_DIR": str(Path(tmp, "numba")),
+                       "DEPTHSEP_CACHE_DIR": str(Path(tmp, "depthsep")), "PYTHONPATH": root}
+                rows[label].append(_common.run_child(_CHILD.format(root=root, kernel=k),
+                                                     env=env))
     for label, _, root in cands:
         if any(not r["file"].startswith(root + "/") for r in rows[label]):
             raise AssertionError(f"{label}: a child did not import circuits from {root}")

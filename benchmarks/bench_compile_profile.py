@@ -15,7 +15,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -31,8 +33,10 @@ def main(argv=None) -> int:
     p.add_argument("--top", type=int, default=20, help="functions listed (by exclusive time)")
     args = p.parse_args(argv)
     # before numba or the library is imported: both read these when their kernels are defined
-    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="depthsep-profile-numba-")
-    os.environ["DEPTHSEP_CACHE_DIR"] = tempfile.mkdtemp(prefix="depthsep-profile-")
+    tmp = tempfile.mkdtemp(prefix="depthsep-profile-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(tmp, "numba")
+    os.environ["DEPTHSEP_CACHE_DIR"] = os.path.join(tmp, "depthsep")
     sys.path.insert(0, str(HERE.parent))
     import numba.core.dispatcher as dispatcher
 
