@@ -294,7 +294,8 @@ def _generic_block(masks, l1, WhT, sub, geom, params, table, inp, cstart, spec, 
         c += d
         if f >= 0:
             continue
-        keep[:] = rm
+        for q in range(NW):         # loops, not keep[:] = rm: a slice assignment compiles
+            keep[q] = rm[q]         # numba's shape-mismatch message (~2 s of string code)
         lo = 0
         hi = LANES
         while hi - lo > 1:
@@ -305,7 +306,8 @@ def _generic_block(masks, l1, WhT, sub, geom, params, table, inp, cstart, spec, 
                 hi = mid
             else:
                 lo = mid
-        rm[:] = keep
+        for q in range(NW):
+            rm[q] = keep[q]
         f = (h << LB) + lo
     return c, f
 
