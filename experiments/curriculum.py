@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--and-stage", action="store_true",
                    help="also the AND-stage design: each net trained on MAJ∘AND (its first layer "
                         "must carry the AND count), then on IP (and, as the control, on random "
-                        "labels) with depth 3's first layer frozen; n x --epochs per stage")
+                        "labels) with depth 3's first layer frozen; n x --epochs per stage; with "
+                        "--heldout also on the training quadrant, measured on the held-out one")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
     p.add_argument("--executor", choices=("none", "threads", "processes"), default="none",
@@ -108,7 +109,8 @@ def parse_args(argv=None):
 
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
-    from networks.separation.curriculum import (AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
+    from networks.separation.curriculum import (AND_STAGE_HELDOUT_PREDICTION,
+                                                AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
                                                 DESIGN_PREDICTION)
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
@@ -119,6 +121,9 @@ def run(args) -> dict:
     if args.and_stage:
         print(f"prediction for the AND stage (stated before the run): {AND_STAGE_PREDICTION}",
               file=sys.stderr)
+    if args.and_stage and args.heldout:
+        print("prediction for the AND stage on held-out halves (stated before the run): "
+              f"{AND_STAGE_HELDOUT_PREDICTION}", file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     resume = out / "curriculum_cells.jsonl"
@@ -197,15 +202,17 @@ def table_text(record) -> str:
                     + (f"   (log2 slope {e:+.2f} per bit)" if e is not None else ""))
     v = record["verdict"]
     lines += ["", f"prediction (stated before the run): {record['prediction']}"]
-    and_rows = [s for s in summ if s["kind"] == "and_stage"]
+    and_rows = [s for s in summ if s["kind"] in ("and_stage", "and_stage_heldout")]
     if and_rows:
         lines += ["", "AND stage (MAJ∘AND, then the labels; depth 3's first layer frozen): "
-                  "best-affine R², median over seeds"]
+                  "best-affine R², median over seeds ('held-out': trained on the training "
+                  "quadrant, measured on the held-out one)"]
         for s in and_rows:
-            lines.append(f"  n={s['n']} {s['rule']:>16} {s['target']:>7}: "
+            held = " held-out" if s["kind"] == "and_stage_heldout" else ""
+            lines.append(f"  n={s['n']} {s['rule'] + held:>25} {s['target']:>7}: "
                          f"{s['r2_affine_median']:.4f}")
     for name in ("depth_gain_curriculum", "depth_gain_heldout", "depth_gain_and_stage",
-                 "budget"):
+                 "depth_gain_and_stage_heldout", "budget"):
         if name in v["clauses"]:
             c = v["clauses"][name]
             lines.append("  " + clause_line(name, c))
