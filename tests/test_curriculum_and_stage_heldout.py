@@ -97,3 +97,33 @@ def test_and_stage_heldout_clause_needs_a_gain_random_labels_do_not_show():
     v = verdict(rows)
     assert v["clauses"]["depth_gain_and_stage_heldout"]["status"] == "undecided"
     assert not v["separation_shown"]
+
+
+def test_kinds_keeps_only_the_named_cells_and_the_prediction_names_only_their_designs():
+    cells = C.curriculum_cells([4], seeds=2, and_stage=True, heldout=True,
+                               kinds=("and_stage", "and_stage_heldout"))
+    assert {c["kind"] for c in cells} == {"and_stage", "and_stage_heldout"}
+    assert len(cells) == 2 * 2 * 2 * 2           # kinds x targets x nets x seeds
+    full = C.curriculum_cells([4], seeds=2, and_stage=True, heldout=True)
+    assert [c for c in full if c["kind"] in ("and_stage", "and_stage_heldout")] == cells
+    p = C.stated_prediction({c["kind"] for c in cells})
+    assert C.AND_STAGE_PREDICTION in p and C.AND_STAGE_HELDOUT_PREDICTION in p
+    assert C.CURRICULUM_PREDICTION not in p
+    assert C.CURRICULUM_PREDICTION in C.stated_prediction({"curriculum", "cold"})
+
+
+@pytest.mark.parametrize("kinds,match", [(("nope",), "kinds must name"),
+                                         (("and_stage_heldout",), "not in this table")])
+def test_kinds_errors_name_the_argument(kinds, match):
+    from circuits.utils.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match=match):
+        C.curriculum_cells([4], and_stage=True, kinds=kinds)
+
+
+def test_cli_kinds_needs_the_flags_of_its_design(capsys):
+    from experiments import curriculum as E
+
+    with pytest.raises(SystemExit):
+        E.parse_args(["--n", "4", "--kinds", "and_stage_heldout", "--and-stage"])
+    assert "--kinds and_stage_heldout needs --heldout --and-stage" in capsys.readouterr().err
