@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="training seeds per cell; default 2 (3 with --full)")
     p.add_argument("--epochs", type=int, default=None,
                    help="full-batch Adam epoch budget (stops early when the loss stalls); "
-                        "default 1000 (5000 with --full)")
+                        f"default 1000 ({FULL_EPOCHS} with --full)")
     p.add_argument("--lr", type=float, default=0.02, help="Adam step size; default 0.02")
     p.add_argument("--stall-window", type=int, default=None,
                    help="convergence-based stopping: a trained cell stops when its best loss "
