@@ -54,7 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--and-stage", action="store_true",
                    help="also the AND-stage design: each net trained on MAJ∘AND (its first layer "
                         "must carry the AND count), then on IP (and, as the control, on random "
-                        "labels) with depth 3's first layer frozen; n x --epochs per stage")
+                        "labels) with depth 3's first layer frozen; n x --epochs per stage; with "
+                        "--heldout also on the training quadrant, measured on the held-out one")
+    p.add_argument("--kinds", default=None,
+                   help="run only these kinds of cell, comma-separated (curriculum, cold, "
+                        "curriculum_heldout, cold_heldout, and_stage, and_stage_heldout); "
+                        "default: every kind the options ask for")
     p.add_argument("--signal-inits", type=int, default=8,
                    help="random inits averaged for the gradient signal; default 8")
     add_executor_option(p)
@@ -83,23 +88,34 @@ def parse_args(argv=None):
             p.error(f"--depth3: {exc}")
     args.depth3 = [pair]
     check_training_args(p, args, counts=("seeds", "epochs", "signal_inits"))
+    if args.kinds is not None:
+        from networks.separation.curriculum import CURRICULUM_KINDS
+
+        args.kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+        bad = [k for k in args.kinds if k not in CURRICULUM_KINDS]
+        if bad or not args.kinds:
+            p.error(f"--kinds must list kinds from {', '.join(CURRICULUM_KINDS)}, got {bad or '[]'}")
+        need = {"curriculum_heldout": "--heldout", "cold_heldout": "--heldout",
+                "and_stage": "--and-stage", "and_stage_heldout": "--heldout --and-stage"}
+        for k in args.kinds:
+            flags = need.get(k, "")
+            if ("--heldout" in flags and not args.heldout) or \
+                    ("--and-stage" in flags and not args.and_stage):
+                p.error(f"--kinds {k} needs {flags}")
     args.out = str(check_output_dir(p, args.out))
     return args
 
 
 def run(args) -> dict:
     """The E25 record for parsed ``depthsep separate`` arguments (``--curriculum``)."""
-    from networks.separation.curriculum import (AND_STAGE_PREDICTION, CURRICULUM_PREDICTION,
-                                                DESIGN_PREDICTION)
+    from networks.separation.curriculum import curriculum_cells, stated_prediction
     from networks.separation.gradient_signal import gradient_signal_table, signal_exponent
 
-    print(f"prediction (stated before the run): {CURRICULUM_PREDICTION}", file=sys.stderr)
-    if args.stall_window is not None or args.heldout:
-        print(f"prediction for these designs (stated before the run): {DESIGN_PREDICTION}",
-              file=sys.stderr)
-    if args.and_stage:
-        print(f"prediction for the AND stage (stated before the run): {AND_STAGE_PREDICTION}",
-              file=sys.stderr)
+    kinds = {c["kind"] for c in curriculum_cells(
+        args.n, depth3=args.depth3[0], heldout=args.heldout, and_stage=args.and_stage,
+        kinds=args.kinds)}
+    print(f"prediction (stated before the run): "
+          f"{stated_prediction(kinds, args.stall_window is not None)}", file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     resume = out / "curriculum_cells.jsonl"
@@ -129,7 +145,7 @@ def _table(args, resume, executor):
                             base_seed=args.seed, epochs=args.epochs, lr=args.lr, resume=resume,
                             progress=not args.no_progress, stall_window=args.stall_window,
                             stall_tol=args.stall_tol, heldout=args.heldout,
-                            and_stage=args.and_stage, executor=executor)
+                            and_stage=args.and_stage, kinds=args.kinds, executor=executor)
 
 
 def table_text(record) -> str:
@@ -174,15 +190,17 @@ def table_text(record) -> str:
                     + (f"   (log2 slope {e:+.2f} per bit)" if e is not None else ""))
     v = record["verdict"]
     lines += ["", f"prediction (stated before the run): {record['prediction']}"]
-    and_rows = [s for s in summ if s["kind"] == "and_stage"]
+    and_rows = [s for s in summ if s["kind"] in ("and_stage", "and_stage_heldout")]
     if and_rows:
         lines += ["", "AND stage (MAJ∘AND, then the labels; depth 3's first layer frozen): "
-                  "best-affine R², median over seeds"]
+                  "best-affine R², median over seeds ('held-out': trained on the training "
+                  "quadrant, measured on the held-out one)"]
         for s in and_rows:
-            lines.append(f"  n={s['n']} {s['rule']:>16} {s['target']:>7}: "
+            held = " held-out" if s["kind"] == "and_stage_heldout" else ""
+            lines.append(f"  n={s['n']} {s['rule'] + held:>25} {s['target']:>7}: "
                          f"{s['r2_affine_median']:.4f}")
     for name in ("depth_gain_curriculum", "depth_gain_heldout", "depth_gain_and_stage",
-                 "budget"):
+                 "depth_gain_and_stage_heldout", "budget"):
         if name in v["clauses"]:
             c = v["clauses"][name]
             lines.append("  " + clause_line(name, c))
@@ -196,18 +214,23 @@ def _f(v) -> str:
 
 
 def plot(record, out: Path) -> list:
-    """``curriculum.png`` (R² on IP after each stage, with the cold and random-label ends) and
-    ``gradient_signal.png`` (signal against n, log scale); the curriculum title is the
-    verdict's headline."""
+    """``curriculum.png`` (R² on IP after each stage, with the cold and random-label ends; only
+    with curriculum rows), ``and_stage.png`` (only with AND-stage rows) and
+    ``gradient_signal.png`` (signal against n, log scale); the titles are the verdict's
+    headline."""
     import textwrap
 
     from circuits.utils.files import savefig_atomic
+    from experiments._and_stage_plot import plot_and_stage
     from experiments._style import (REFERENCE_COLOURS, TARGET_NAMES, depth_linestyle,
                                     legend_below, pyplot, target_colour)
 
     paths = []
     stages = record["stages"]
     summ = record["summary"]
+    and_png = plot_and_stage(record, out)
+    if and_png is not None:
+        paths.append(and_png)
     with pyplot() as plt:
         ns = sorted({s["n"] for s in stages})
         title = textwrap.wrap(record["verdict"]["headline"], 100)
@@ -243,7 +266,8 @@ def plot(record, out: Path) -> list:
         fig.tight_layout(rect=(0, (0.25 * rows + 0.1) / height, 1,
                                1 - (0.16 * len(title) + 0.1) / height))
         try:
-            paths.append(savefig_atomic(fig, out / "curriculum.png", dpi=110))
+            if ns:                                  # no curriculum rows: no curriculum figure
+                paths.append(savefig_atomic(fig, out / "curriculum.png", dpi=110))
         finally:
             plt.close(fig)
 

@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="training seeds per cell; default 2 (3 with --full)")
     p.add_argument("--epochs", type=int, default=None,
                    help="full-batch Adam epoch budget (stops early when the loss stalls); "
-                        "default 1000 (5000 with --full)")
+                        f"default 1000 ({FULL_EPOCHS} with --full)")
     add_training_options(p, lr=0.02, stall_tol=FULL_STALL_TOL, unit="trained cell",
                          window_default=f", {FULL_STALL_WINDOW} with --full")
     p.add_argument("--work", type=float, default=None,

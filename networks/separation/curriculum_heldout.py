@@ -9,12 +9,15 @@ still a product set, so the product-form trainer runs on it unchanged) and measu
 scores ≈ 0 there (random labels are the control that shows it); a net that found the AND
 structure of IP scores as on its training pairs.
 
-Cells (kinds ``curriculum_heldout`` and ``cold_heldout``, computed by
-:func:`run_heldout_cell`) mirror the ``curriculum`` / ``cold`` cells of
+Cells (kinds ``curriculum_heldout``, ``cold_heldout`` and ``and_stage_heldout``, computed by
+:func:`run_heldout_cell`) mirror the ``curriculum`` / ``cold`` / ``and_stage`` cells of
 :mod:`networks.separation.curriculum`; their main metrics (``r2_affine``, ``rho``, ``cos``, ...)
 are those of the held-out quadrant, exact over its 4^{n−1} pairs, and ``train_r2_affine`` is
-the training quadrant's.  The verdict's clause ``depth_gain_heldout`` compares depth 3 with depth
-2 of equal parameter count on these numbers, random labels as the control.
+the training quadrant's.  The verdict's clauses ``depth_gain_heldout`` and
+``depth_gain_and_stage_heldout`` compare depth 3 with depth 2 of equal parameter count on these
+numbers, random labels as the control.  The AND stage is where held-out pairs can tell the two
+apart: a first layer that carries the AND count a·b on *every* input (MAJ∘AND needs nothing
+else) lets the upper layers of depth 3 compute IP = (a·b mod 2) on inputs it never saw.
 
 Examples
 --------
@@ -33,7 +36,7 @@ import numpy as np
 __all__ = ["heldout_quadrants", "run_heldout_cell", "HELDOUT_KINDS", "quadrant_metrics"]
 
 #: The held-out kinds of cell (dispatched by :func:`networks.separation.separate.run_cell`).
-HELDOUT_KINDS = ("curriculum_heldout", "cold_heldout")
+HELDOUT_KINDS = ("curriculum_heldout", "cold_heldout", "and_stage_heldout")
 
 
 def heldout_quadrants(instance, seed: int = 0) -> dict:
@@ -81,8 +84,9 @@ def quadrant_metrics(net, support, Y) -> dict:
 
 def run_heldout_cell(cell, base_seed: int = 0) -> dict:
     """One held-out E25 row: the net of the cell trained on the training quadrant (along the
-    dial for ``curriculum_heldout``, cold on the final labels for ``cold_heldout``) and
-    measured on the held-out quadrant (call inside
+    dial for ``curriculum_heldout``, cold on the final labels for ``cold_heldout``, MAJ∘AND then
+    the labels with depth 3's first layer frozen for ``and_stage_heldout``) and measured on the
+    held-out quadrant (call inside
     :func:`networks.separation.cells.pinned_threads`)."""
     from embeddings import HardInstance
     from networks.separation.cells import _still_improving, _train, param_count, path_norm
@@ -113,6 +117,24 @@ def run_heldout_cell(cell, base_seed: int = 0) -> dict:
                                                                Yj[tr])["r2_affine"],
                            "r2_affine_ip_test": quadrant_metrics(net, q["test"],
                                                                  Y[te])["r2_affine"]})
+    elif cell["kind"] == "and_stage_heldout":
+        # as the and_stage cell, on the training quadrant only (MAJ∘AND's labels there too)
+        Ym = target_table("majand", n, seed=bs, generator=gen)
+        Yip = target_table("ip", n, seed=bs, generator=gen)
+        frozen = len(cell["widths"]) == 2
+        for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
+                                                    (Y, cell["target"], frozen))):
+            res = _train(net, q["train"], np.ascontiguousarray(labels[tr]), n * cell["epochs"],
+                         cell["lr"], cell, freeze_first=freeze)
+            net = res.network
+            stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
+                           "epochs": res.history["epochs"], "reason": res.history["reason"],
+                           "r2_affine_stage": quadrant_metrics(net, q["train"],
+                                                               labels[tr])["r2_affine"],
+                           "r2_affine_stage_test": quadrant_metrics(net, q["test"],
+                                                                    labels[te])["r2_affine"],
+                           "r2_affine_ip_test": quadrant_metrics(net, q["test"],
+                                                                 Yip[te])["r2_affine"]})
     else:                       # cold: n·epochs on the final labels (IP or random)
         res = _train(net, q["train"], np.ascontiguousarray(Y[tr]), n * cell["epochs"],
                      cell["lr"], cell)

@@ -244,6 +244,15 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
             andst[0], andst[1], family="learnability", isolates_depth=True,
             name="after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of "
                  "equal parameter count on IP beyond its gain on random labels")
+    andh = _depth_gain(summary, kind3="and_stage_heldout", kind2="and_stage_heldout",
+                       hard=hard, control=control,
+                       label="AND stage on the training quadrant, held-out quadrant,")
+    if andh is not None:
+        cl["depth_gain_and_stage_heldout"] = _clause(
+            andh[0], andh[1], family="learnability", isolates_depth=True,
+            name="after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of "
+                 "equal parameter count on IP on held-out pairs (inputs of neither party seen) "
+                 "beyond its gain on random labels")
     if any(s["target"] == control for s in d2) and any(s["target"] == hard for s in d2):
         parts, ok = [], True
         for rule in list(dict.fromkeys(s["rule"] for s in d2)):
@@ -278,7 +287,8 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
                                                    f"and {easy}")
     improving = [f"{s['target']} {s['kind']} {s['rule']} n={s['n']}" for s in summary
                  if s["kind"] in ("depth2", "depth3", "curriculum", "cold", "curriculum_heldout",
-                                  "cold_heldout", "and_stage") and s["still_improving"]]
+                                  "cold_heldout", "and_stage", "and_stage_heldout")
+                 and s["still_improving"]]
     cl["budget"] = _clause("fails" if improving else "holds",
                            ["still improving at the end of the budget: " + ", ".join(improving)]
                            if improving else ["no trained cell ended on its budget still "
@@ -345,6 +355,9 @@ def _findings(cl, summary, hard) -> list:
     if cl.get("depth_gain_and_stage", {}).get("status") == "fails":
         out.append("after an AND stage on MAJ∘AND, depth 3 with its first layer frozen gains no "
                    "more over depth 2 on IP than on random labels")
+    if cl.get("depth_gain_and_stage_heldout", {}).get("status") == "fails":
+        out.append("on held-out pairs, depth 3 after the AND stage generalises IP no better "
+                   "than depth 2 of equal parameter count, beyond the seed spread")
     if cl.get("depth_gain_heldout", {}).get("status") == "fails":
         out.append("on held-out pairs the curriculum's depth-3 nets generalise IP no better than "
                    "depth 2 of equal parameter count, beyond the seed spread")
