@@ -137,9 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", type=str, default=None,
                    help="a Dask scheduler address (tcp://host:8786): one cell per Dask task")
     p.add_argument("--device", type=str, default="cpu",
-                   help="where depth-2 cells train: cpu (numba, the default), cpu-torch or "
-                        "cuda[:index] (PyTorch, the optional torch extra; the same loss and "
-                        "metrics); each row records its device.  Dask workers read "
+                   help="where trained cells (depth 2 and 3) train: cpu (numba, the default), "
+                        "cpu-torch or cuda[:index] (PyTorch, the optional torch extra; the same "
+                        "loss and metrics); each row records its device, the figure and "
+                        "separate.json say which device trained which rows.  Dask workers read "
                         "DEPTHSEP_TRAIN_DEVICE instead")
     p.add_argument("--fresh", action="store_true",
                    help="ignore <out>/cells.jsonl and recompute every cell")
@@ -283,7 +284,7 @@ def run(args) -> dict:
     return {"format": FORMAT, "version": VERSION,
             "experiment": "E23 depth 2 vs depth 3 at polynomial width",
             "settings": settings, "prediction": PREDICTION, **table, "heldout": held,
-            "caption": caption(table, held),
+            "trained_on": trained_on(table["rows"]), "caption": caption(table, held),
             "versions": {"python": sys.version.split()[0], "numpy": np.__version__,
                          "scipy": scipy.__version__, "numba": numba.__version__,
                          "platform": platform.platform()},
@@ -305,6 +306,26 @@ def reproducible(record):
     return record
 
 
+def trained_on(rows) -> dict:
+    """``{kind: {device: trained cells}}``: which device trained the rows of each kind (each row
+    names its own under "device"; rows resumed from a file written before rows named it count
+    as "unrecorded")."""
+    out: dict = {}
+    for r in rows:
+        if r.get("trained"):
+            kind = out.setdefault(r["kind"], {})
+            dev = r.get("device") or "unrecorded"
+            kind[dev] = kind.get(dev, 0) + 1
+    return out
+
+
+def trained_on_text(devices) -> str:
+    """One line: "trained on: depth2 cells: cpu (numba) 12; depth3 cells: ..."."""
+    return "trained on: " + "; ".join(
+        f"{kind} cells: " + ", ".join(f"{d} {k}" for d, k in devs.items())
+        for kind, devs in devices.items())
+
+
 def caption(table, held) -> str:
     """What the figure shows, in words, from the numbers (including "no difference")."""
     v = table["verdict"]
@@ -319,6 +340,9 @@ def caption(table, held) -> str:
         bits.append("held-out (train on half the pairs, test on the other half, width n²): " +
                     ", ".join(f"{h['target']} n={h['n']}: test R² {h['test_r2']:.3f}"
                               for h in held))
+    devices = trained_on(table["rows"])
+    if devices:
+        bits.append(trained_on_text(devices) + ".")
     return " ".join(bits)
 
 
@@ -450,8 +474,12 @@ def plot(record, path) -> Path:
             axes[0][0].plot([], [], depth_linestyle(depth), color="k", label=f"depth {depth}")
         axes[0][0].set_ylabel("best-affine R² on all 4^n pairs (best seed)")
         rows = legend_below(fig, axes[0], ncol=3)
-        fig.suptitle("\n".join(textwrap.wrap(record["verdict"]["headline"], 110)), fontsize=9)
-        fig.tight_layout(rect=(0, 0.06 * rows + 0.02, 1, 0.93))
+        title = textwrap.wrap(record["verdict"]["headline"], 110)
+        devices = record.get("trained_on") or trained_on(record.get("rows", []))
+        if devices:                                   # which device trained the rows
+            title += textwrap.wrap(trained_on_text(devices), 130)
+        fig.suptitle("\n".join(title), fontsize=9)
+        fig.tight_layout(rect=(0, 0.06 * rows + 0.02, 1, 1.0 - 0.035 * max(2, len(title))))
         try:
             return savefig_atomic(fig, path, dpi=110)
         finally:

@@ -2,7 +2,7 @@
 against the float64 reference pass and the fused float32 numba pass, on CPU torch at small n;
 the trainer on ``device="cpu-torch"`` against the numba trainer; the E23 rows' device field.
 
-Everything is skipped when torch is absent.  A negative control shows the tolerance separates: a
+Everything but the record's device summary is skipped when torch is absent.  A negative control shows the tolerance separates: a
 network moved by 1e-3 gives gradients outside it.
 """
 
@@ -18,9 +18,20 @@ from networks.product.support import product_support
 from networks.separation.targets import target_table
 from networks.train_product import train_product
 
-pytest.importorskip("torch")
+from networks.product._torch3 import tile_shape
 
-from networks.product._torch3 import TorchDepth3Pass, tile_shape  # noqa: E402  (needs torch)
+
+def TorchDepth3Pass(device):
+    """The pass under test (skips the test without torch)."""
+    pytest.importorskip("torch")
+    from networks.product._torch3 import TorchDepth3Pass as Pass
+
+    return Pass(device)
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
 
 TOL = F32_GRAD_RTOL         # 1e-4 relative, max-norm: the float32 pass's stated tolerance
 #: Loss curves of the torch and numba trainers: the two float32 passes differ by rounding only
@@ -111,7 +122,7 @@ def test_tiles_of_rows_and_of_columns_give_the_same_pass():
     assert all(np.array_equal(a, b) for a, b in zip(first(*args, Y), again(*args, Y)))
 
 
-def test_training_on_cpu_torch_follows_the_numba_trainer():
+def test_training_on_cpu_torch_follows_the_numba_trainer(torch):
     inst, Y, net0 = _problem(5, 15, 7, "ip", seed=3)
     kw = dict(epochs=30, lr=0.02, patience=None)
     cpu = train_product(net0, inst, **kw)
@@ -130,7 +141,7 @@ def test_training_on_cpu_torch_follows_the_numba_trainer():
     assert ft == depth3_pass(*args, p.activation, Y, grad=False)
 
 
-def test_freeze_first_on_cpu_torch():
+def test_freeze_first_on_cpu_torch(torch):
     inst, Y, net0 = _problem(4, 9, 5, "ip", seed=1)
     kw = dict(epochs=15, lr=0.02, patience=None, freeze_first=True)
     cpu = train_product(net0, inst, **kw)
@@ -144,7 +155,7 @@ def test_freeze_first_on_cpu_torch():
     assert np.max(np.abs(lc - lt) / lc) <= CURVE_TOL
 
 
-def test_what_torch_does_not_train_at_depth_3_is_refused():
+def test_what_torch_does_not_train_at_depth_3_is_refused(torch):
     inst = HardInstance(3, seed=0)
     net3 = SigmaNetwork.random([inst.dim, 4, 3, 1], "relu", seed=0)
     with pytest.raises(InvalidNetworkError, match=r"batch_size=8.*use device='cpu'"):
@@ -161,7 +172,7 @@ def test_what_torch_does_not_train_at_depth_3_is_refused():
         train_product(net3, wrong, epochs=1, device="cpu-torch")
 
 
-def test_e23_depth3_rows_record_the_device_that_trained(monkeypatch):
+def test_e23_depth3_rows_record_the_device_that_trained(torch, monkeypatch):
     from networks.product import _torch
     from networks.separation.separate import Cell, run_cell
 
@@ -174,3 +185,39 @@ def test_e23_depth3_rows_record_the_device_that_trained(monkeypatch):
     assert tor["depth"] == cpu["depth"] == 3
     assert tor["device"].startswith("cpu-torch") and cpu["device"] == "cpu (numba)"
     assert abs(tor["r2_affine"] - cpu["r2_affine"]) <= 1e-4
+
+
+def test_the_record_says_which_device_trained_which_rows():
+    from experiments.separate import caption, trained_on, trained_on_text
+
+    rows = [dict(kind="depth2", trained=True, device="cpu (numba)"),
+            dict(kind="depth2", trained=True, device="cpu-torch (torch 9)"),
+            dict(kind="depth3", trained=True, device="cpu-torch (torch 9)"),
+            dict(kind="depth3", trained=True),                       # an older resumed row
+            dict(kind="exact3", trained=False), dict(kind="floor", trained=False)]
+    got = trained_on(rows)
+    assert got == {"depth2": {"cpu (numba)": 1, "cpu-torch (torch 9)": 1},
+                   "depth3": {"cpu-torch (torch 9)": 1, "unrecorded": 1}}
+    assert trained_on_text(got) == ("trained on: depth2 cells: cpu (numba) 1, cpu-torch (torch 9)"
+                                    " 1; depth3 cells: cpu-torch (torch 9) 1, unrecorded 1")
+    verdict = {"headline": "h", "clauses": {}}
+    assert caption({"verdict": verdict, "rows": rows}, []).endswith(trained_on_text(got) + ".")
+    assert "trained on" not in caption({"verdict": verdict, "rows": rows[4:]}, [])
+
+
+def test_the_e23_command_trains_depth3_on_cpu_torch(torch, tmp_path):
+    import json
+
+    from experiments import separate as E
+
+    rc = E.main(["--n", "3", "--seeds", "1", "--epochs", "5", "--heldout-n", "none",
+                 "--device", "cpu-torch", "--out", str(tmp_path), "--no-progress"])
+    assert rc == 0
+    rec = json.loads((tmp_path / "separate.json").read_text())
+    trained = [r for r in rec["rows"] if r["trained"]]
+    assert {r["kind"] for r in trained} == {"depth2", "depth3"}
+    assert all(r["device"].startswith("cpu-torch (torch ") for r in trained)
+    label = trained[0]["device"]
+    assert rec["trained_on"] == {k: {label: sum(r["kind"] == k for r in trained)}
+                                 for k in ("depth2", "depth3")}
+    assert "trained on: " in rec["caption"] and (tmp_path / "separate.png").stat().st_size > 0
