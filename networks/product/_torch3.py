@@ -19,7 +19,7 @@ Memory: the pass runs over tiles of ``rows`` rows a × ``cols`` columns b (Ctrl-
 limit's ``check`` land between tiles), with P = rows × cols pairs and w = max(w1, w2) chosen so
 that P × w ≤ ``TILE_ELEMENTS`` (whole rows unless one row alone exceeds it).  A tile holds at
 most four float32 P × w arrays (z1/h1, z2/d2, d1 and one temporary) and two float64 P × w
-arrays (the float64 sums' operands): P × w × 32 bytes ≤ 128 MiB on the CPU, 4 GiB on a GPU;
+arrays (the float64 sums' operands): P × w × 32 bytes ≤ 128 MiB on the CPU, 2 GiB on a GPU;
 plus the targets (float64, 4^n × 8 bytes) sent to the device once per training run.
 
 Adam, ``final_loss`` and every exact metric stay on the host in float64 (the CPU code), so a
