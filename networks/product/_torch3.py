@@ -18,8 +18,8 @@ max-norm, of the float64 pass).  Float32 matrix products run at full float32 pre
 Memory: the pass runs over tiles of ``rows`` rows a × ``cols`` columns b (Ctrl-C and the time
 limit's ``check`` land between tiles), with P = rows × cols pairs and w = max(w1, w2) chosen so
 that P × w ≤ ``TILE_ELEMENTS`` (whole rows unless one row alone exceeds it).  A tile holds at
-most four float32 P × w arrays (z1/h1, z2/d2, d1 and one temporary) and two float64 P × w
-arrays (the float64 sums' operands): P × w × 32 bytes ≤ 128 MiB on the CPU, 2 GiB on a GPU;
+most four float32 P × w arrays (h1, h2, d2, d1; masks a byte each) and two float64 P × w
+arrays (the float64 sums' operands, where torch casts before summing): P × w × 32 bytes ≤ 128 MiB on the CPU, 2 GiB on a GPU;
 plus the targets (float64, 4^n × 8 bytes) sent to the device once per training run.
 
 Adam, ``final_loss`` and every exact metric stay on the host in float64 (the CPU code), so a
@@ -124,7 +124,7 @@ class TorchDepth3Pass:
                     dW2 += torch.matmul(D2.transpose(1, 2), H1).sum(dim=0, dtype=torch.float64)
                     D1 = torch.matmul(D2, W232)
                     del D2
-                    D1 = torch.where(H1 > 0, D1, 0.0)                              # (r, c, w1)
+                    D1.masked_fill_(H1 == 0, 0.0)           # (r, c, w1); h1 = 0 iff z1 <= 0
                     Qa[r0:r1] += D1.sum(dim=1, dtype=torch.float64)
                     Qb[c0:c1] += D1.sum(dim=0, dtype=torch.float64)
                     del D1, H1
