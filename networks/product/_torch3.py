@@ -129,6 +129,8 @@ class TorchDepth3Pass:
                     Qb[c0:c1] += D1.sum(dim=0, dtype=torch.float64)
                     del D1, H1
                 if check is not None and r1 < size_a:
+                    if self.dev.type == "cuda":        # the rows are done, not just queued
+                        torch.cuda.synchronize(self.dev)
                     check(r1 / size_a)
         loss = float(sq.item()) / total
         if not math.isfinite(loss):
