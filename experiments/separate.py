@@ -64,6 +64,7 @@ if __package__ in (None, ""):                      # `python experiments/separat
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from circuits.utils.cli import int_list  # noqa: E402
+from experiments._devices import trained_on, trained_on_lines  # noqa: E402
 
 FORMAT = "depthsep.experiments.separate"
 VERSION = 1
@@ -137,10 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", type=str, default=None,
                    help="a Dask scheduler address (tcp://host:8786): one cell per Dask task")
     p.add_argument("--device", type=str, default="cpu",
-                   help="where trained cells (depth 2 and 3) train: cpu (numba, the default), "
-                        "cpu-torch or cuda[:index] (PyTorch, the optional torch extra; the same "
-                        "loss and metrics); each row records its device, the figure and "
-                        "separate.json say which device trained which rows.  Dask workers read "
+                   help="where trained cells train: cpu (numba, the default), cpu-torch or "
+                        "cuda[:index] (PyTorch, the torch extra; the same loss and metrics); "
+                        "rows, separate.json and the figure name the device.  Dask workers read "
                         "DEPTHSEP_TRAIN_DEVICE instead")
     p.add_argument("--fresh", action="store_true",
                    help="ignore <out>/cells.jsonl and recompute every cell")
@@ -306,26 +306,6 @@ def reproducible(record):
     return record
 
 
-def trained_on(rows) -> dict:
-    """``{kind: {device: trained cells}}``: which device trained the rows of each kind (each row
-    names its own under "device"; rows resumed from a file written before rows named it count
-    as "unrecorded")."""
-    out: dict = {}
-    for r in rows:
-        if r.get("trained"):
-            kind = out.setdefault(r["kind"], {})
-            dev = r.get("device") or "unrecorded"
-            kind[dev] = kind.get(dev, 0) + 1
-    return out
-
-
-def trained_on_text(devices) -> str:
-    """One line: "trained on: depth2 cells: cpu (numba) 12; depth3 cells: ..."."""
-    return "trained on: " + "; ".join(
-        f"{kind} cells: " + ", ".join(f"{d} {k}" for d, k in devs.items())
-        for kind, devs in devices.items())
-
-
 def caption(table, held) -> str:
     """What the figure shows, in words, from the numbers (including "no difference")."""
     v = table["verdict"]
@@ -340,9 +320,6 @@ def caption(table, held) -> str:
         bits.append("held-out (train on half the pairs, test on the other half, width n²): " +
                     ", ".join(f"{h['target']} n={h['n']}: test R² {h['test_r2']:.3f}"
                               for h in held))
-    devices = trained_on(table["rows"])
-    if devices:
-        bits.append(trained_on_text(devices) + ".")
     return " ".join(bits)
 
 
@@ -474,10 +451,7 @@ def plot(record, path) -> Path:
             axes[0][0].plot([], [], depth_linestyle(depth), color="k", label=f"depth {depth}")
         axes[0][0].set_ylabel("best-affine R² on all 4^n pairs (best seed)")
         rows = legend_below(fig, axes[0], ncol=3)
-        title = textwrap.wrap(record["verdict"]["headline"], 110)
-        devices = record.get("trained_on") or trained_on(record.get("rows", []))
-        if devices:                                   # which device trained the rows
-            title += textwrap.wrap(trained_on_text(devices), 130)
+        title = textwrap.wrap(record["verdict"]["headline"], 110) + trained_on_lines(record)
         fig.suptitle("\n".join(title), fontsize=9)
         fig.tight_layout(rect=(0, 0.06 * rows + 0.02, 1, 1.0 - 0.035 * max(2, len(title))))
         try:

@@ -6,6 +6,8 @@ Everything but the record's device summary is skipped when torch is absent.  A n
 network moved by 1e-3 gives gradients outside it.
 """
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -188,7 +190,7 @@ def test_e23_depth3_rows_record_the_device_that_trained(torch, monkeypatch):
 
 
 def test_the_record_says_which_device_trained_which_rows():
-    from experiments.separate import caption, trained_on, trained_on_text
+    from experiments._devices import trained_on, trained_on_lines
 
     rows = [dict(kind="depth2", trained=True, device="cpu (numba)"),
             dict(kind="depth2", trained=True, device="cpu-torch (torch 9)"),
@@ -198,11 +200,11 @@ def test_the_record_says_which_device_trained_which_rows():
     got = trained_on(rows)
     assert got == {"depth2": {"cpu (numba)": 1, "cpu-torch (torch 9)": 1},
                    "depth3": {"cpu-torch (torch 9)": 1, "unrecorded": 1}}
-    assert trained_on_text(got) == ("trained on: depth2 cells: cpu (numba) 1, cpu-torch (torch 9)"
-                                    " 1; depth3 cells: cpu-torch (torch 9) 1, unrecorded 1")
-    verdict = {"headline": "h", "clauses": {}}
-    assert caption({"verdict": verdict, "rows": rows}, []).endswith(trained_on_text(got) + ".")
-    assert "trained on" not in caption({"verdict": verdict, "rows": rows[4:]}, [])
+    line = ("trained on: depth2 cells: cpu (numba) 1, cpu-torch (torch 9) 1; depth3 cells: "
+            "cpu-torch (torch 9) 1, unrecorded 1")
+    assert trained_on_lines({"rows": rows}) == [line]
+    assert trained_on_lines({"trained_on": got}, width=40) == textwrap.wrap(line, 40)
+    assert trained_on_lines({"rows": rows[4:]}) == []
 
 
 def test_the_e23_command_trains_depth3_on_cpu_torch(torch, tmp_path):
@@ -220,4 +222,4 @@ def test_the_e23_command_trains_depth3_on_cpu_torch(torch, tmp_path):
     label = trained[0]["device"]
     assert rec["trained_on"] == {k: {label: sum(r["kind"] == k for r in trained)}
                                  for k in ("depth2", "depth3")}
-    assert "trained on: " in rec["caption"] and (tmp_path / "separate.png").stat().st_size > 0
+    assert (tmp_path / "separate.png").stat().st_size > 0
