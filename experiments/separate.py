@@ -66,6 +66,7 @@ if __package__ in (None, ""):                      # `python experiments/separat
 from circuits.utils.cli import int_list  # noqa: E402
 from experiments._table_options import (add_executor_option, add_output_options,  # noqa: E402
                                         add_training_options, check_training_args)
+from experiments._devices import trained_on  # noqa: E402
 
 FORMAT = "depthsep.experiments.separate"
 VERSION = 1
@@ -131,9 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", type=str, default=None,
                    help="a Dask scheduler address (tcp://host:8786): one cell per Dask task")
     p.add_argument("--device", type=str, default="cpu",
-                   help="where depth-2 cells train: cpu (numba, the default), cpu-torch or "
-                        "cuda[:index] (PyTorch, the optional torch extra; the same loss and "
-                        "metrics); each row records its device.  Dask workers read "
+                   help="where trained cells train: cpu (numba, the default), cpu-torch or "
+                        "cuda[:index] (PyTorch, the torch extra; the same loss and metrics); "
+                        "rows, separate.json and the figure name the device.  Dask workers read "
                         "DEPTHSEP_TRAIN_DEVICE instead")
     add_output_options(p, resume="cells.jsonl", out="results/separate", plots="the PNG")
     return p
@@ -258,7 +259,7 @@ def run(args) -> dict:
     return {"format": FORMAT, "version": VERSION,
             "experiment": "E23 depth 2 vs depth 3 at polynomial width",
             "settings": settings, "prediction": PREDICTION, **table, "heldout": held,
-            "caption": caption(table, held),
+            "trained_on": trained_on(table["rows"]), "caption": caption(table, held),
             "versions": {"python": sys.version.split()[0], "numpy": np.__version__,
                          "scipy": scipy.__version__, "numba": numba.__version__,
                          "platform": platform.platform()},

@@ -104,9 +104,9 @@ def test_the_environment_variable_sets_the_default_device(monkeypatch):
 def test_what_torch_devices_do_not_train_is_refused():
     pytest.importorskip("torch")
     inst = HardInstance(3, seed=0)
-    net3 = SigmaNetwork.random([inst.dim, 4, 3, 1], "relu", seed=0)
+    tanh2 = SigmaNetwork.random([inst.dim, 4, 1], "tanh", seed=0)   # depth 3: test_train_torch3
     with pytest.raises(InvalidNetworkError, match="device='cpu-torch'.*use device='cpu'"):
-        train_product(net3, inst, epochs=1, device="cpu-torch")
+        train_product(tanh2, inst, epochs=1, device="cpu-torch")
     net2 = SigmaNetwork.random([inst.dim, 4, 1], "relu", seed=0)
     with pytest.raises(InvalidNetworkError, match="batch_size=8"):
         train_product(net2, inst, epochs=1, device="cpu-torch", batch_size=8)

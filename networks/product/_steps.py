@@ -104,16 +104,22 @@ def _batch_pass(code, act, A, B, c, u, u0, ia, ib, y):
     return Qa, Qb, g @ S, float(r @ r) / ia.size, float(g.sum())
 
 
-def _gradient3(params, sup, act, Y, batch=None, check=None, precision="float64"):
+def _gradient3(params, sup, act, Y, batch=None, check=None, precision="float64",
+               torch_pass=None):
     """Depth 3: loss and [dW1, db1, dW2, db2, dv, dv0] (first layer in product form).
 
     ``precision="float32"`` with ReLU and the full batch: the fused float32-lane pass
-    (:func:`networks.product._pass3.depth3_pass32`); otherwise the float64 tiles."""
+    (:func:`networks.product._pass3.depth3_pass32`), or ``torch_pass`` (a
+    :class:`networks.product._torch3.TorchDepth3Pass`, the same pass on a torch device) when
+    given; otherwise the float64 tiles."""
     W1, b1, W2, b2, v, v0 = params
     m = sup.m
     A = np.ascontiguousarray(sup.XA @ W1[:, :m].T)
     Bc = np.ascontiguousarray(sup.XB @ W1[:, m:].T + b1)
-    if batch is None and precision == "float32" and _activation_code(act) == 0:
+    if (batch is None and precision == "float32" and _activation_code(act) == 0
+            and torch_pass is not None):
+        loss, Qa, Qb, dW2, db2, dv, dv0 = torch_pass(A, Bc, W2, b2, v, v0[0], Y, check=check)
+    elif batch is None and precision == "float32" and _activation_code(act) == 0:
         from networks.product._pass3 import depth3_pass32
 
         loss, Qa, Qb, dW2, db2, dv, dv0 = depth3_pass32(A, Bc, W2, b2, v, v0[0], Y, check=check)
@@ -126,6 +132,16 @@ def _gradient3(params, sup, act, Y, batch=None, check=None, precision="float64")
     dW1[:, :m] = Qa.T @ sup.XA
     dW1[:, m:] = Qb.T @ sup.XB
     return loss, [dW1, Qa.sum(axis=0), dW2, db2, dv, np.array([dv0])]
+
+
+def _loss3(params, sup, act, Y) -> float:
+    """Depth 3: the float64 full-batch loss alone (the forward half of the float64 tiles of
+    :func:`_gradient3`: the same tiles and sums, so the same bits as its loss)."""
+    W1, b1, W2, b2, v, v0 = params
+    m = sup.m
+    A = np.ascontiguousarray(sup.XA @ W1[:, :m].T)
+    Bc = np.ascontiguousarray(sup.XB @ W1[:, m:].T + b1)
+    return depth3_pass(A, Bc, W2, b2, v, v0[0], act, Y, grad=False)
 
 
 def _batch_pass3(act, A, Bc, W2, b2, v, v0, ia, ib, y):

@@ -55,8 +55,8 @@ from circuits.utils.rng import as_rng
 from networks.product import _kernels
 from networks.product._steps import (PRECISIONS, SERIAL_BELOW, _Adam, _batch_pass, _batch_pass3,
                                      _check_mask, _check_precision, _full_pass_numpy, _gradient3,
-                                     _n_blocks, _numba_threads, _params3, _settings, _targets,
-                                     _TimeLimit, blas_threads)
+                                     _loss3, _n_blocks, _numba_threads, _params3, _settings,
+                                     _targets, _TimeLimit, blas_threads)
 from networks.product.depth3 import depth3_parts
 from networks.product.memory import check_training_memory, training_memory_bytes
 from networks.product._stopping import _FrozenFirst, _check_stall, _stalled
@@ -248,13 +248,14 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         refused (DimensionError, with the estimate).
 
     device : {"cpu", "cpu-torch", "cuda", "cuda:<index>"}, optional
-        Where a full-batch float32 epoch of a depth-2 ReLU net runs: "cpu" (the numba kernels,
-        the default), or PyTorch (the optional ``torch`` extra) on the CPU or a GPU: the same
-        loss and gradient (float32 pass, float64 sums; :mod:`networks.product._torch`).  Adam,
+        Where a full-batch float32 epoch of a depth-2 or depth-3 ReLU net runs: "cpu" (the
+        numba kernels, the default), or PyTorch (the optional ``torch`` extra) on the CPU or a
+        GPU: the same loss and gradient (float32 pass, float64 sums;
+        :mod:`networks.product._torch`, :mod:`networks.product._torch3`).  Adam,
         ``final_loss`` and the exact metrics stay on the host in float64.  Default
-        ``$DEPTHSEP_TRAIN_DEVICE``, else "cpu".  Depth 3, other activations, mini-batches and
-        ``precision="float64"`` run on "cpu" only.  ``history["settings"]["device"]`` names the
-        device that trained.
+        ``$DEPTHSEP_TRAIN_DEVICE``, else "cpu".  Other activations, mini-batches and
+        ``precision="float64"`` run on "cpu" only (refused elsewhere).
+        ``history["settings"]["device"]`` names the device that trained.
 
     Epochs are processed in slices of rows of about 0.05 s: a Ctrl-C (KeyboardInterrupt)
     lands between slices, not after a whole epoch.  A non-finite loss, or a loss above
@@ -280,13 +281,12 @@ def train_product(network, instance, *, targets=None, epochs: int = 1000, lr: fl
         params = [np.array(parts.W), np.array(parts.b), np.array(parts.u), np.array([parts.u0])]
         grad_fn = _Depth2Grad(sup, act, _check_precision(precision))
     if device != "cpu":
-        if not (isinstance(grad_fn, _Depth2Grad) and grad_fn.full_batch_precision == "float32"
-                and batch_size is None):
+        if not (grad_fn.full_batch_precision == "float32" and batch_size is None):
             raise InvalidNetworkError(
-                f"device={device!r} trains depth-2 ReLU networks full batch with "
+                f"device={device!r} trains depth-2 and depth-3 ReLU networks full batch with "
                 f"precision='float32' only (got depth {len(dims) - 1}, {act.name}, "
                 f"batch_size={batch_size}, precision={precision!r}); use device='cpu'")
-        grad_fn.torch_pass = _torch.TorchDepth2Pass(device)
+        grad_fn.set_device(device)
     Y = _targets(sup, targets)
     mask = _check_mask(mask, params[0].shape)
     settings = _settings(epochs, lr, batch_size, seed, weight_bound, tol, patience, target_loss,
@@ -334,6 +334,12 @@ class _Depth2Grad:
         self.precision = precision
         self.torch_pass = None          # a TorchDepth2Pass: full-batch epochs on a torch device
 
+    def set_device(self, device: str) -> None:
+        """Run full-batch epochs on the torch ``device``."""
+        from networks.product._torch import TorchDepth2Pass
+
+        self.torch_pass = TorchDepth2Pass(device)
+
     @property
     def full_batch_precision(self) -> str:
         """The working precision of a full-batch epoch (float32 only for ReLU)."""
@@ -366,7 +372,8 @@ class _Depth2Grad:
 def _final_loss(grad_fn, params, Y) -> float:
     """``final_loss`` always in float64: for depth 2 the reference pass's loss, computed by its
     forward half alone (``_kernels._loss_rows``, the same bits, so a float32 run compiles no
-    float64 training kernel), on threads over ranges of rows; otherwise the reference pass."""
+    float64 training kernel), on threads over ranges of rows; for depth 3 the float64 tiles'
+    forward half (:func:`_loss3`, the same bits as their loss); otherwise the reference pass."""
     if isinstance(grad_fn, _Depth2Grad) and grad_fn.code >= 0:
         from circuits.utils._threads import run_ranges, work_threads
 
@@ -382,6 +389,8 @@ def _final_loss(grad_fn, params, Y) -> float:
         run_ranges(lambda lo, hi: _kernels._loss_rows(*args, lo, hi), bounds,
                    work_threads(len(bounds)))
         return math.fsum(rows.tolist()) / float(A.shape[0] * Bt.shape[1])
+    if isinstance(grad_fn, _Depth3Grad):
+        return _loss3(params, grad_fn.sup, grad_fn.act, Y)         # forward only, same bits
     return grad_fn(params, Y, precision="float64")[0]
 
 
@@ -390,6 +399,13 @@ class _Depth3Grad:
 
     def __init__(self, sup, act, precision="float64"):
         self.sup, self.act, self.precision = sup, act, precision
+        self.torch_pass = None          # a TorchDepth3Pass: full-batch epochs on a torch device
+
+    def set_device(self, device: str) -> None:
+        """Run full-batch epochs on the torch ``device``."""
+        from networks.product._torch3 import TorchDepth3Pass
+
+        self.torch_pass = TorchDepth3Pass(device)
 
     @property
     def full_batch_precision(self) -> str:
@@ -399,16 +415,20 @@ class _Depth3Grad:
 
     def __call__(self, params, Y, batch=None, precision=None, check=None):
         return _gradient3(params, self.sup, self.act, Y, batch=batch, check=check,
-                          precision=precision or self.precision)
+                          precision=precision or self.precision, torch_pass=self.torch_pass)
 
     def warm_up(self, batch: bool) -> None:
         """Compile (or load from the cache) the float32 kernel on a 4 × 4 problem (the float64
-        path and mini-batches are numpy: nothing to compile)."""
+        path and mini-batches are numpy: nothing to compile); a torch device: start it."""
         if batch or self.full_batch_precision != "float32":
             return
         from networks.product._pass3 import depth3_pass32
 
         z = np.zeros((4, 1))
+        if self.torch_pass is not None:
+            self.torch_pass(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0,
+                            np.zeros((4, 4)))
+            return
         depth3_pass32(z, z, np.zeros((1, 1)), np.zeros(1), np.zeros(1), 0.0, np.zeros((4, 4)))
 
 
