@@ -36,6 +36,9 @@ def plot(record, path) -> Path:
         for col, (kind, rule) in enumerate(panels):
             for row, log in ((0, False), (1, True)):
                 _panel(axes[row][col], summ, d3, kind, rule, log)
+        vals = [float(v) for s in summ for v in (s.get("r2_affine_best"), s.get("floor"))
+                if v is not None and float(v) > 0]
+        axes[1][0].set_ylim(max(LOG_FLOOR, min(vals, default=1.0)) / 2, 2.0)
         from experiments._style import depth_linestyle
 
         for depth in (2, 3) if d3 else (2,):
@@ -108,6 +111,5 @@ def _panel(ax, summ, d3, kind, rule, log):
     ax.set_xlabel("n (bits per party; 4^n pairs)")
     if log:
         ax.set_yscale("log")
-        ax.set_ylim(LOG_FLOOR / 2, 2.0)
     else:
         ax.set_ylim(-0.03, 1.03)
