@@ -59,6 +59,12 @@ def test_sections_compute_ip_on_the_whole_cube(n):
     blocks = section_blocks(n)
     terms = int(np.prod([len(IP_SECTION_BLOCKS[k]) + 1 for k in blocks]))
     assert c.size <= 2 * (terms - 1)
+    # the overflow bound of the module docstring
+    radices = int(np.prod([max(int(np.abs(np.asarray(w)).sum()) for w, _ in IP_SECTION_BLOCKS[k])
+                           + 1 for k in blocks]))
+    assert c.max_abs_weight <= 5 * radices
+    assert int(np.abs(c.layers[1].weights).max()) <= 2 * int(
+        np.prod([2 * len(IP_SECTION_BLOCKS[k]) + 1 for k in blocks]))
 
 
 @pytest.mark.slow
