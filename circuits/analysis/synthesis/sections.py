@@ -61,7 +61,7 @@ def _canonical_forms(k: int, max_weight: int):
 
 def pure_sections(k: int, max_weight: int, *, value: int = 1, min_size: int = 1,
                   chunk: int = 20000) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
-    """Every hyperplane section ``{w . z = u}`` with ``|w_i| <= max_weight`` inside IP_k = value.
+    """Every hyperplane section ``{w·z = u}`` with ``|w_i| <= max_weight`` inside IP_k = value.
 
     Parameters
     ----------
