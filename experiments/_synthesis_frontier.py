@@ -107,7 +107,10 @@ def task_cubes_sat(args) -> dict:
            "sat_states": [str(p) for p in args.states], "sat_self_clash": clash,
            "sat_decided_by_encoding": {k: sum(1 for r in sat.values() if r.get("function") == v
                                               and r["status"] != "unknown")
-                             for k, v in (("plain", None), ("f's lex-leader", True))}}
+                             for k, v in (("plain", None), ("f's lex-leader", True))},
+           "sat_decided_by_solver": {name: sum(1 for r in sat.values() if r["solver"] == name
+                                               and r["status"] != "unknown")
+                                     for name in sorted({r["solver"] for r in sat.values()})}}
     if args.cp_sat:
         cp = read_json(args.cp_sat)["cubes"]
         cmp_ = compare_cube_states(cp, sat)
