@@ -21,6 +21,7 @@ from circuits.simulate import (Disagreements, count_disagreements, count_ones, e
 from circuits.dispatch import KernelPlan, kernel_plan
 from circuits.constructions import ip_depth2, ip_depth3, majority_gate, parity_depth2
 from circuits.ip_product import ip_depth2_product
+from circuits.ip_sections import ip_depth2_sections
 from circuits.graph import DagCircuit, DagGate
 from circuits.graph_view import from_networkx, to_networkx
 from circuits.io import circuit_from_dict, circuit_to_dict, load_circuit, save_circuit
@@ -36,6 +37,7 @@ __all__ = [
     "Disagreements", "count_disagreements", "count_ones", "evaluate", "evaluate_indices",
     "truth_table", "KernelPlan", "kernel_plan",
     "ip_depth2", "ip_depth3", "majority_gate", "parity_depth2", "ip_depth2_product",
+    "ip_depth2_sections",
     "DagCircuit", "DagGate", "to_networkx", "from_networkx",
     "save_circuit", "load_circuit", "circuit_to_dict", "circuit_from_dict",
     "analysis", "utils",

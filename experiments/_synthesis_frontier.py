@@ -6,6 +6,8 @@ with its command, seconds and load, into one JSON record (atomic write).
     python -m experiments._synthesis_frontier cubes-sat --function parity --n 6 --size 5 \
         --states a.json b.json --cp-sat docs/figures/par6_s5_cubes.json
     python -m experiments._synthesis_frontier witness --function ip --n 4 --circuit c.json
+    python -m experiments._synthesis_frontier section-cover --k 4 --max-weight 5 --min-size 10 \
+        --time-limit 600
     python -m experiments._synthesis_frontier import --from run.jsonl --how "the call" --key K
 
 Every witness is re-verified on the whole cube before it is recorded; every refutation is
@@ -41,6 +43,7 @@ def task_constructions(args) -> dict:
     """Gate counts of the IP_n depth-2 constructions, each verified on the whole cube."""
     from circuits import inner_product_mod2, ip_depth2, truth_table
     from circuits.ip_product import ip_depth2_product
+    from circuits.ip_sections import ip_depth2_sections
 
     rows = []
     for n in range(2, args.max_n + 1):
@@ -49,7 +52,8 @@ def task_constructions(args) -> dict:
         for name, build in [("ip_depth2 (n 2^(n-1))", lambda: ip_depth2(n)),
                             ("product, IP_1 block (2^n - 1)", lambda: ip_depth2_product(n, 1)),
                             ("product, IP_2 block (3 2^(n-2) - 1)", lambda: ip_depth2_product(n, 2)),
-                            ("product, IP_3 block (5 2^(n-3) - 1)", lambda: ip_depth2_product(n, 3))]:
+                            ("product, IP_3 block (5 2^(n-3) - 1)", lambda: ip_depth2_product(n, 3)),
+                            ("sections (2 (8^(n/4) - 1) at n = 4q)", lambda: ip_depth2_sections(n))]:
             if "IP_3" in name and n < 3:
                 continue
             c = build()
@@ -103,7 +107,10 @@ def task_cubes_sat(args) -> dict:
            "sat_states": [str(p) for p in args.states], "sat_self_clash": clash,
            "sat_decided_by_encoding": {k: sum(1 for r in sat.values() if r.get("function") == v
                                               and r["status"] != "unknown")
-                             for k, v in (("plain", None), ("f's lex-leader", True))}}
+                             for k, v in (("plain", None), ("f's lex-leader", True))},
+           "sat_decided_by_solver": {name: sum(1 for r in sat.values() if r["solver"] == name
+                                               and r["status"] != "unknown")
+                                     for name in sorted({r["solver"] for r in sat.values()})}}
     if args.cp_sat:
         cp = read_json(args.cp_sat)["cubes"]
         cmp_ = compare_cube_states(cp, sat)
@@ -142,8 +149,23 @@ def task_import(args) -> dict:
     return {"results": rows, "how": args.how}
 
 
+def task_section_cover(args) -> dict:
+    """The least cover of IP_k's ones by hyperplane sections (the blocks of ip_depth2_sections)."""
+    from circuits.analysis.synthesis.sections import section_cover
+    from circuits.ip_sections import IP_SECTION_BLOCKS
+
+    r = section_cover(args.k, args.max_weight, min_size=args.min_size,
+                      time_limit=args.time_limit)
+    stored = len(IP_SECTION_BLOCKS.get(args.k, ()))
+    r["stored_block_sections"] = stored
+    r["verdict"] = (f"{r['count']} sections ({r['status']} among {r['candidates']} candidates); "
+                    f"the stored block has {stored}")
+    return r
+
+
 TASKS = {"constructions": task_constructions, "slicing": task_slicing,
-         "cubes-sat": task_cubes_sat, "witness": task_witness, "import": task_import}
+         "cubes-sat": task_cubes_sat, "witness": task_witness, "import": task_import,
+         "section-cover": task_section_cover}
 
 
 def main(argv=None) -> int:
@@ -158,6 +180,8 @@ def main(argv=None) -> int:
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--size", type=int, default=5)
     p.add_argument("--max-n", type=int, default=8)
+    p.add_argument("--max-weight", type=int, default=5)
+    p.add_argument("--min-size", type=int, default=1)
     p.add_argument("--time-limit", type=float, default=60.0)
     p.add_argument("--states", type=Path, nargs="*", default=[])
     p.add_argument("--cp-sat", type=Path, default=None)
@@ -173,6 +197,8 @@ def main(argv=None) -> int:
         sys.argv[1:] if argv is None else argv), wall_s=round(time.perf_counter() - t0, 2),
         load_before=round(load0, 2), load_after=round(_load(), 2))
     key = args.key or (args.task if args.task == "constructions" else
+                       f"section-cover:ip:{args.k}:{args.max_weight}"
+                       if args.task == "section-cover" else
                        f"{args.task}:{args.function}:{args.n}:{args.k if args.task == 'slicing' else args.size}")
     rec = read_json(args.record) if args.record.exists() else {"format": FORMAT, "results": {}}
     rec["results"][key] = res

@@ -5,8 +5,10 @@ threshold function), the exact least number of hidden gates of a layered THR o T
 (:func:`circuits.analysis.least_depth2`, CP-SAT, proved or an honest interval), next to
 
 * the constructions: the depth-3 IP circuit (2n hidden gates, :func:`circuits.ip_depth3`), the
-  depth-2 one (n·2^(n−1) hidden gates, :func:`circuits.ip_depth2`), Amano's O(1.682^n) (growth only,
-  constants unpublished here), N gates for parity;
+  depth-2 one (n·2^(n−1) hidden gates, :func:`circuits.ip_depth2`), the hyperplane-section
+  product (:func:`circuits.ip_depth2_sections`, growth 2^(3n/4), the rate of Amano's bound),
+  Amano's O(1.682^n) itself (growth only: his construction is not implemented), N gates for
+  parity;
 * every lower bound of :mod:`circuits.analysis.bounds` that applies at this size: HMPST
   (MAJ o MAJ with the witness's weights), GHR/Nisan (MAJ o THR), Forster (THR o MAJ, the
   sign-rank route), IPS for parity, and "none known" for THR o THR (``thr_thr_bound``); each
@@ -95,8 +97,12 @@ def _construction(function: str, n: int, N: int):
     if function == "ip":
         from circuits import ip_depth2
 
+        from circuits import ip_depth2_sections
+
         hidden = int(ip_depth2(n).layers[0].weights.shape[0])    # n·2^(n-1), read off the circuit
+        sections = ip_depth2_sections(n).size                     # O(2^(3n/4)), read off too
         return {"depth-3 (2n)": 2 * n, "depth-2 ip_depth2 (n·2^(n-1))": hidden,
+                "depth-2 sections (2^(3n/4) growth)": sections,
                 "Amano O(1.682^n)": f"~{1.682 ** n:.1f} (growth)"}
     if function == "parity":
         return {"N gates (classic)": N}

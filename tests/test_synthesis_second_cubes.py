@@ -57,6 +57,17 @@ def test_shards_cover_the_cubes_and_resume(tmp_path):
     assert confirm_by_cubes(parity(3), 3, progress=False)["status"] == "feasible"
 
 
+def test_another_cdcl_solver_decides_the_same_cubes(tmp_path):
+    # Kissat (or any python-sat solver) through the same driver: same statuses, its name kept
+    st = tmp_path / "k.json"
+    r = confirm_by_cubes(parity(3), 2, state=st, solver="kissat404", progress=False)
+    assert r["status"] == "infeasible"
+    from circuits.utils.files import read_json
+    assert {c["solver"] for c in read_json(st)["cubes"].values()} == {"python-sat kissat404"}
+    assert confirm_by_cubes(parity(3), 3, solver="glucose4", progress=False)["status"] == \
+        "feasible"
+
+
 def test_a_planted_disagreement_is_reported():
     a = {"0": {"status": "infeasible"}, "1": {"status": "infeasible"}, "2": {"status": "unknown"}}
     b = {"0": {"status": "infeasible"}, "1": {"status": "feasible"}, "2": {"status": "infeasible"}}

@@ -173,7 +173,7 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
                      separation: bool = False, function: bool = False, products: int = 0,
-                     only=None, progress: bool = True) -> dict:
+                     only=None, solver: "str | None" = None, progress: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -193,6 +193,9 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         many extra group elements (:func:`solve_cube_sat`).
     only : iterable of int, optional
         Decide only these cube indices (of the shard), e.g. the ones another run left open.
+    solver : str, optional
+        A python-sat solver name (default CaDiCaL 1.9.5); each cube's record names the solver
+        that decided it.
     reverse : bool
         Take the shard's cubes last first (a second process on the same shard, with its own
         state file, meets the first in the middle; merge the two files' cubes).
@@ -232,7 +235,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
             if i in done:
                 continue
             done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation,
-                                     function=function, products=products)
+                                     function=function, products=products, solver=solver)
             if path is not None:
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
                                          "cubes": {str(j): r for j, r in sorted(done.items())}})
