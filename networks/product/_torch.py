@@ -85,9 +85,9 @@ def device_label(name: str) -> str:
     return f"cpu-torch (torch {torch.__version__})"
 
 
-class TorchDepth2Pass:
-    """``(Ac, B, u, u0, Y, check) -> (Qa, Qb, Su, loss, Σg)``: the full-batch pass of
-    :func:`networks.product.train._full_pass` (ReLU, float32 lanes) on a torch device."""
+class TorchPass:
+    """What the torch passes share: the device, its tile budget, and the targets sent to the
+    device once per run."""
 
     def __init__(self, device: str):
         import torch
@@ -103,6 +103,11 @@ class TorchDepth2Pass:
             self._y = (Y, self.torch.as_tensor(np.ascontiguousarray(Y, dtype=np.float64),
                                                device=self.dev))
         return self._y[1]
+
+
+class TorchDepth2Pass(TorchPass):
+    """``(Ac, B, u, u0, Y, check) -> (Qa, Qb, Su, loss, Σg)``: the full-batch pass of
+    :func:`networks.product.train._full_pass` (ReLU, float32 lanes) on a torch device."""
 
     def __call__(self, Ac, B, u, u0, Y, check=None):
         torch = self.torch

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from networks.product._torch import TILE_ELEMENTS
+from networks.product._torch import TorchPass
 
 __all__ = ["TorchDepth3Pass", "BYTES_PER_ELEMENT"]
 
@@ -63,24 +63,9 @@ def _full_float32(torch):
         torch.set_float32_matmul_precision(before)
 
 
-class TorchDepth3Pass:
+class TorchDepth3Pass(TorchPass):
     """``(A, Bc, W2, b2, v, v0, Y, check) -> (loss, Qa, Qb, dW2, db2, dv, dv0)``: the full-batch
     pass of :func:`networks.product._pass3.depth3_pass32` (ReLU, float32) on a torch device."""
-
-    def __init__(self, device: str):
-        import torch
-
-        self.torch = torch
-        self.name = device
-        self.dev = torch.device("cpu" if device == "cpu-torch" else device)
-        self.tile = TILE_ELEMENTS["cuda" if device.startswith("cuda") else "cpu"]
-        self._y = None                  # (host array, device tensor): Y sent once per run
-
-    def _targets(self, Y):
-        if self._y is None or self._y[0] is not Y:
-            self._y = (Y, self.torch.as_tensor(np.ascontiguousarray(Y, dtype=np.float64),
-                                               device=self.dev))
-        return self._y[1]
 
     def _f32(self, x):
         return self.torch.as_tensor(np.ascontiguousarray(x, dtype=np.float32),

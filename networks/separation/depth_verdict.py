@@ -162,6 +162,26 @@ def _depth_gain(summary, *, kind3, kind2, hard, control, label):
     return status, detail
 
 
+#: The E25 design clauses: (clause, kind of cell, detail label, what the clause says).
+DESIGN_CLAUSES = (
+    ("depth_gain_curriculum", "curriculum", "curriculum ip_1 -> ip_n,",
+     "with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on IP beyond its "
+     "gain on random labels"),
+    ("depth_gain_heldout", "curriculum_heldout", "curriculum ip_1 -> ip_n, held-out quadrant,",
+     "with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on IP on held-out "
+     "pairs (inputs of neither party seen in training) beyond its gain on random labels"),
+    ("depth_gain_and_stage", "and_stage",
+     "AND stage (MAJ∘AND, then the target; depth 3's first layer frozen),",
+     "after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of equal "
+     "parameter count on IP beyond its gain on random labels"),
+    ("depth_gain_and_stage_heldout", "and_stage_heldout",
+     "AND stage on the training quadrant, held-out quadrant,",
+     "after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of equal "
+     "parameter count on IP on held-out pairs (inputs of neither party seen) beyond its gain on "
+     "random labels"),
+)
+
+
 def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "majand",
             control: str = "random") -> dict:
     """The verdict of a summary (:func:`summarise`; curriculum lines of kind ``"curriculum"``
@@ -220,39 +240,12 @@ def verdict(summary, *, r2_easy: float = 0.4, hard: str = "ip", easy: str = "maj
             gain[0], gain[1], family="learnability", isolates_depth=True,
             name="trained depth 3 beats trained depth 2 of equal parameter count on IP beyond "
                  "its gain on random labels")
-    cur = _depth_gain(summary, kind3="curriculum", kind2="curriculum", hard=hard,
-                      control=control, label="curriculum ip_1 -> ip_n,")
-    if cur is not None:
-        cl["depth_gain_curriculum"] = _clause(
-            cur[0], cur[1], family="learnability", isolates_depth=True,
-            name="with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on "
-                 "IP beyond its gain on random labels")
-    held = _depth_gain(summary, kind3="curriculum_heldout", kind2="curriculum_heldout",
-                       hard=hard, control=control,
-                       label="curriculum ip_1 -> ip_n, held-out quadrant,")
-    if held is not None:
-        cl["depth_gain_heldout"] = _clause(
-            held[0], held[1], family="learnability", isolates_depth=True,
-            name="with the ip_j curriculum, depth 3 beats depth 2 of equal parameter count on "
-                 "IP on held-out pairs (inputs of neither party seen in training) beyond its "
-                 "gain on random labels")
-    andst = _depth_gain(summary, kind3="and_stage", kind2="and_stage", hard=hard,
-                        control=control, label="AND stage (MAJ∘AND, then the target; depth 3's "
-                                               "first layer frozen),")
-    if andst is not None:
-        cl["depth_gain_and_stage"] = _clause(
-            andst[0], andst[1], family="learnability", isolates_depth=True,
-            name="after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of "
-                 "equal parameter count on IP beyond its gain on random labels")
-    andh = _depth_gain(summary, kind3="and_stage_heldout", kind2="and_stage_heldout",
-                       hard=hard, control=control,
-                       label="AND stage on the training quadrant, held-out quadrant,")
-    if andh is not None:
-        cl["depth_gain_and_stage_heldout"] = _clause(
-            andh[0], andh[1], family="learnability", isolates_depth=True,
-            name="after an AND stage on MAJ∘AND, depth 3 (first layer frozen) beats depth 2 of "
-                 "equal parameter count on IP on held-out pairs (inputs of neither party seen) "
-                 "beyond its gain on random labels")
+    # the E25 designs: depth 3 against depth 2 of equal parameter count, within one kind of cell
+    for name, kind, label, what in DESIGN_CLAUSES:
+        g = _depth_gain(summary, kind3=kind, kind2=kind, hard=hard, control=control, label=label)
+        if g is not None:
+            cl[name] = _clause(g[0], g[1], family="learnability", isolates_depth=True,
+                               name=what)
     if any(s["target"] == control for s in d2) and any(s["target"] == hard for s in d2):
         parts, ok = [], True
         for rule in list(dict.fromkeys(s["rule"] for s in d2)):
