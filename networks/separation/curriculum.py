@@ -34,7 +34,8 @@ import numpy as np
 from circuits.utils.errors import InvalidArgumentError
 from circuits.utils.validation import check_int
 
-__all__ = ["curriculum_table", "curriculum_cells", "run_curriculum_cell", "CURRICULUM_PREDICTION",
+__all__ = ["curriculum_table", "curriculum_cells", "run_curriculum_cell", "run_and_stage",
+           "CURRICULUM_PREDICTION",
            "DESIGN_PREDICTION", "AND_STAGE_PREDICTION",
            "CURRICULUM_KINDS", "DEFAULT_CURRICULUM_DEPTH3",
            "AND_STAGE_HELDOUT_PREDICTION", "stated_prediction"]
@@ -139,6 +140,24 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
     return cells
 
 
+def run_and_stage(net, cell, Ym, Y, *, train, measure):
+    """The AND stage's two stages on ``net``: MAJ∘AND (labels ``Ym``; its first layer must carry
+    the AND count), then the cell's target (``Y``) with depth 3's first layer frozen (depth 2:
+    every layer trains).  ``train(net, labels, freeze)`` trains one stage and
+    ``measure(net, labels)`` gives its metrics, on whatever pairs the caller trains and measures
+    (all of them, or the held-out quadrants).  Returns ``(net, last result, stage records)``."""
+    frozen = len(cell["widths"]) == 2
+    stages, res = [], None
+    for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
+                                                (Y, cell["target"], frozen))):
+        res = train(net, labels, freeze)
+        net = res.network
+        stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
+                       "epochs": res.history["epochs"], "reason": res.history["reason"],
+                       **measure(net, labels)})
+    return net, res, stages
+
+
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
     """One E25 row (call it inside :func:`networks.separation.cells.pinned_threads`, as
     :func:`networks.separation.separate.run_cell` does)."""
@@ -173,19 +192,13 @@ def run_curriculum_cell(cell, base_seed: int = 0) -> dict:
                                             if j < n else None)})
         stages[-1]["r2_affine_ip"] = stages[-1]["r2_affine_stage"]
     elif cell["kind"] == "and_stage":
-        # MAJ∘AND first (its first layer must carry the AND count), then the target with
-        # depth 3's first layer frozen (depth 2: every layer trains)
-        Ym = target_table("majand", n, seed=bs, generator=gen)
-        frozen = len(cell["widths"]) == 2
-        for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
-                                                    (Y, cell["target"], frozen))):
-            res = _train(net, inst, labels, n * cell["epochs"], cell["lr"], cell,
-                         freeze_first=freeze)
-            net = res.network
-            stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
-                           "epochs": res.history["epochs"], "reason": res.history["reason"],
-                           "r2_affine_stage": exact_correlation(net, inst, labels)["r2_affine"],
-                           "r2_affine_ip": exact_correlation(net, inst, Yip)["r2_affine"]})
+        net, res, stages = run_and_stage(
+            net, cell, target_table("majand", n, seed=bs, generator=gen), Y,
+            train=lambda net_, labels, freeze: _train(net_, inst, labels, n * cell["epochs"],
+                                                      cell["lr"], cell, freeze_first=freeze),
+            measure=lambda net_, labels: {
+                "r2_affine_stage": exact_correlation(net_, inst, labels)["r2_affine"],
+                "r2_affine_ip": exact_correlation(net_, inst, Yip)["r2_affine"]})
     else:                       # cold: n·epochs on the final labels (IP or random)
         res = _train(net, inst, Y, n * cell["epochs"], cell["lr"], cell)
         net = res.network

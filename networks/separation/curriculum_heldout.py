@@ -119,22 +119,19 @@ def run_heldout_cell(cell, base_seed: int = 0) -> dict:
                                                                  Y[te])["r2_affine"]})
     elif cell["kind"] == "and_stage_heldout":
         # as the and_stage cell, on the training quadrant only (MAJ∘AND's labels there too)
-        Ym = target_table("majand", n, seed=bs, generator=gen)
+        from networks.separation.curriculum import run_and_stage
+
         Yip = target_table("ip", n, seed=bs, generator=gen)
-        frozen = len(cell["widths"]) == 2
-        for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
-                                                    (Y, cell["target"], frozen))):
-            res = _train(net, q["train"], np.ascontiguousarray(labels[tr]), n * cell["epochs"],
-                         cell["lr"], cell, freeze_first=freeze)
-            net = res.network
-            stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
-                           "epochs": res.history["epochs"], "reason": res.history["reason"],
-                           "r2_affine_stage": quadrant_metrics(net, q["train"],
-                                                               labels[tr])["r2_affine"],
-                           "r2_affine_stage_test": quadrant_metrics(net, q["test"],
-                                                                    labels[te])["r2_affine"],
-                           "r2_affine_ip_test": quadrant_metrics(net, q["test"],
-                                                                 Yip[te])["r2_affine"]})
+        net, res, stages = run_and_stage(
+            net, cell, target_table("majand", n, seed=bs, generator=gen), Y,
+            train=lambda net_, labels, freeze: _train(
+                net_, q["train"], np.ascontiguousarray(labels[tr]), n * cell["epochs"],
+                cell["lr"], cell, freeze_first=freeze),
+            measure=lambda net_, labels: {
+                "r2_affine_stage": quadrant_metrics(net_, q["train"], labels[tr])["r2_affine"],
+                "r2_affine_stage_test": quadrant_metrics(net_, q["test"],
+                                                         labels[te])["r2_affine"],
+                "r2_affine_ip_test": quadrant_metrics(net_, q["test"], Yip[te])["r2_affine"]})
     else:                       # cold: n·epochs on the final labels (IP or random)
         res = _train(net, q["train"], np.ascontiguousarray(Y[tr]), n * cell["epochs"],
                      cell["lr"], cell)
