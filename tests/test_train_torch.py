@@ -141,3 +141,51 @@ def test_the_e23_command_checks_its_device(tmp_path, capsys):
         parse_args(["--device", "gpu", "--out", str(tmp_path / "out")])
     assert exc.value.code == 2 and "--device" in capsys.readouterr().err
     assert parse_args(["--out", str(tmp_path / "o2")]).device == "cpu"
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_cpu_torch_passes_pin_threads_and_repeat_to_the_bit(depth, monkeypatch):
+    """A cpu-torch pass runs at numba's thread count whatever torch's setting, restores the
+    process's setting (and full float32 precision) afterwards, and repeats to the bit; the
+    device label names the thread count, and the progress check sees every tile."""
+    torch = pytest.importorskip("torch")
+    import numba
+
+    from networks.product import _torch3
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 1)
+    before = torch.get_num_threads()
+    other = 2                                   # differs from the pinned 1
+    torch.set_num_threads(other)
+    try:
+        seen = []
+        rng = np.random.default_rng(depth)
+        A, B = rng.standard_normal((16, 7)), rng.standard_normal((16, 7))
+        Y = rng.standard_normal((16, 16))
+        if depth == 2:
+            tp = _torch.TorchDepth2Pass("cpu-torch")
+            args = (A, B, rng.standard_normal(7), 0.3, Y)
+        else:
+            tp = _torch3.TorchDepth3Pass("cpu-torch")
+            args = (A, B, rng.standard_normal((5, 7)), rng.standard_normal(5),
+                    rng.standard_normal(5), 0.3, Y)
+        assert tp.threads == 1
+        tp.tile = 16 * 7 * 4                     # four rows a tile: four tiles
+        real = torch.set_num_threads
+        calls = []
+        monkeypatch.setattr(torch, "set_num_threads", lambda t: (calls.append(t), real(t)))
+
+        def check(fraction):
+            seen.append((fraction, torch.get_num_threads()))
+        first = tp(*args, check=check)
+        again = tp(*args)
+        assert calls == [1, other, 1, other]     # pinned for each pass, then restored
+        assert torch.get_num_threads() == other
+        assert torch.get_float32_matmul_precision() in ("highest", "high", "medium")
+        assert all(t == 1 for _, t in seen)
+        want = [0.25, 0.5, 0.75, 1.0] if depth == 2 else [0.25, 0.5, 0.75]
+        assert [f for f, _ in seen] == want
+        for a, b in zip(first, again):
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+        assert _torch.device_label("cpu-torch").endswith(", 1 thread)")
+    finally:
+        torch.set_num_threads(before)

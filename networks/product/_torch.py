@@ -16,12 +16,15 @@ The pass runs over tiles of rows of the 2^n × 2^n × w activations (at most ``T
 per tile; a Ctrl-C lands between tiles); Y is sent to the device once per training run.  Adam,
 ``final_loss`` and every exact metric stay on the host in float64 (the CPU code), so a row's
 metrics mean the same whichever device trained it; ``history["settings"]["device"]`` names the
-device.  Reductions on a GPU run in an order fixed by the library for one device and shape;
-rows are reproducible on the same device and software, not bit-equal across devices.
+device.  Matrix products run at full float32 precision (no TF32), and on the CPU at numba's
+thread count, pinned for the pass (:func:`cpu_threads`; the device label names it): reductions
+run in an order fixed for one device, thread count and shape, so rows are reproducible on the
+same device and software, not bit-equal across devices.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 
@@ -73,21 +76,50 @@ def resolve_device(device) -> str:
     return name
 
 
+def cpu_threads() -> int:
+    """Threads of a "cpu-torch" pass: numba's thread count (``NUMBA_NUM_THREADS``, the CPU
+    kernels' setting), so both CPU paths use the same cores; pinned for every pass, because the
+    order of torch's CPU reductions, and so the float rounding, depends on it."""
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
 def device_label(name: str) -> str:
-    """What the rows record: "cpu (numba)", "cpu-torch (torch X)" or "cuda:0 (<GPU name>,
-    torch X)"."""
+    """What the rows record: "cpu (numba)", "cpu-torch (torch X, T threads)" or
+    "cuda:0 (<GPU name>, torch X)"."""
     if name == "cpu":
         return "cpu (numba)"
     import torch
 
     if name.startswith("cuda"):
         return f"{name} ({torch.cuda.get_device_name(int(name[5:]))}, torch {torch.__version__})"
-    return f"cpu-torch (torch {torch.__version__})"
+    t = cpu_threads()
+    return f"cpu-torch (torch {torch.__version__}, {t} thread{'s' if t > 1 else ''})"
+
+
+@contextlib.contextmanager
+def _pinned(torch, threads: "int | None"):
+    """Full float32 matrix products (no TF32), no autograd, and on the CPU ``threads`` intra-op
+    threads, for one pass; the process's settings are restored afterwards."""
+    before = torch.get_float32_matmul_precision()
+    t_before = torch.get_num_threads()
+    torch.set_float32_matmul_precision("highest")
+    if threads is not None and threads != t_before:
+        torch.set_num_threads(threads)
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        torch.set_float32_matmul_precision(before)
+        if torch.get_num_threads() != t_before:
+            torch.set_num_threads(t_before)
 
 
 class TorchPass:
-    """What the torch passes share: the device, its tile budget, and the targets sent to the
-    device once per run."""
+    """What the torch passes share: the device, its tile budget, the targets sent to the device
+    once per run, the pass's settings (:meth:`settings`: full float32 precision, pinned CPU
+    threads) and the progress check (:meth:`progress`)."""
 
     def __init__(self, device: str):
         import torch
@@ -97,6 +129,20 @@ class TorchPass:
         self.dev = torch.device("cpu" if device == "cpu-torch" else device)
         self.tile = TILE_ELEMENTS["cuda" if device.startswith("cuda") else "cpu"]
         self._y = None                  # (host array, device tensor): Y sent once per run
+        self.threads = cpu_threads() if device == "cpu-torch" else None
+
+    def settings(self):
+        """Context of one pass: no autograd, no TF32, the CPU threads pinned (restored after)."""
+        return _pinned(self.torch, self.threads)
+
+    def progress(self, check, fraction: float) -> None:
+        """Call the time limit's ``check(fraction)`` once the work so far is done on the device,
+        not just queued (a GPU runs asynchronously)."""
+        if check is None:
+            return
+        if self.dev.type == "cuda":
+            self.torch.cuda.synchronize(self.dev)
+        check(fraction)
 
     def _targets(self, Y):
         if self._y is None or self._y[0] is not Y:
@@ -125,7 +171,7 @@ class TorchDepth2Pass(TorchPass):
         sq = torch.zeros((), **f64)
         gs = torch.zeros((), **f64)
         rows = max(1, self.tile // max(1, size_b * w))
-        with torch.no_grad():
+        with self.settings():
             for r0 in range(0, size, rows):
                 r1 = min(size, r0 + rows)
                 Z = A32[r0:r1, None, :] + B32[None, :, :]          # (rows, #b, w) float32
@@ -138,8 +184,7 @@ class TorchDepth2Pass(TorchPass):
                 Mf = M.to(torch.float64)
                 Qa[r0:r1] = torch.einsum("ab,abi->ai", g, Mf)
                 Qb += torch.einsum("ab,abi->bi", g, Mf)
-                if check is not None:
-                    check(r1 / size)
+                self.progress(check, r1 / size)
         Qa_h = Qa.cpu().numpy()
         Qb_h = Qb.cpu().numpy()
         Su = np.einsum("ai,ai->i", Ac, Qa_h) + np.einsum("bi,bi->i", B, Qb_h)

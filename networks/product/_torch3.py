@@ -13,7 +13,8 @@ Qb[b, i] = Σ_a d1 summed in float64.  The host assembles dW1 = [Qaᵀ X_A, Qb�
 db1 = Σ_a Qa as the CPU trainer does.  The two passes differ by float32 rounding and the order
 of the float32 sums only (tests/test_train_torch3.py: every gradient within 1e-4 relative,
 max-norm, of the float64 pass).  Float32 matrix products run at full float32 precision
-(``torch.set_float32_matmul_precision("highest")`` for the pass: no TF32).
+(``torch.set_float32_matmul_precision("highest")`` for the pass: no TF32), and on the CPU at
+numba's thread count, pinned for the pass (:func:`networks.product._torch.cpu_threads`).
 
 Memory: the pass runs over tiles of ``rows`` rows a × ``cols`` columns b (Ctrl-C and the time
 limit's ``check`` land between tiles), with P = rows × cols pairs and w = max(w1, w2) chosen so
@@ -24,13 +25,12 @@ plus the targets (float64, 4^n × 8 bytes) sent to the device once per training 
 
 Adam, ``final_loss`` and every exact metric stay on the host in float64 (the CPU code), so a
 row's metrics mean the same whichever device trained it.  Reductions run in an order fixed by
-the library for one device, thread count and shape: rows are reproducible there, not bit-equal
-across devices.
+the library for one device, thread count and shape (the row's device label names the CPU thread
+count): rows are reproducible there, not bit-equal across devices.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
@@ -50,17 +50,6 @@ def tile_shape(size_a: int, size_b: int, w: int, budget: int) -> "tuple[int, int
     if size_b * w <= budget:
         return max(1, min(size_a, budget // (size_b * w))), size_b
     return 1, max(1, budget // w)
-
-
-@contextlib.contextmanager
-def _full_float32(torch):
-    """Float32 matrix products at full float32 precision (no TF32) for the pass."""
-    before = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(before)
 
 
 class TorchDepth3Pass(TorchPass):
@@ -89,7 +78,7 @@ class TorchDepth3Pass(TorchPass):
         gs = torch.zeros((), **f64)
         rows, cols = tile_shape(size_a, size_b, max(w1, w2), self.tile)
         scale = 2.0 / total
-        with torch.no_grad(), _full_float32(torch):
+        with self.settings():
             for r0 in range(0, size_a, rows):
                 r1 = min(size_a, r0 + rows)
                 for c0 in range(0, size_b, cols):
@@ -113,10 +102,8 @@ class TorchDepth3Pass(TorchPass):
                     Qa[r0:r1] += D1.sum(dim=1, dtype=torch.float64)
                     Qb[c0:c1] += D1.sum(dim=0, dtype=torch.float64)
                     del D1, H1
-                if check is not None and r1 < size_a:
-                    if self.dev.type == "cuda":        # the rows are done, not just queued
-                        torch.cuda.synchronize(self.dev)
-                    check(r1 / size_a)
+                if r1 < size_a:
+                    self.progress(check, r1 / size_a)
         loss = float(sq.item()) / total
         if not math.isfinite(loss):
             loss = float("nan")
