@@ -407,11 +407,3 @@ def _rows_block(wflat, tflat, sizes, bits, idx, out, p_lo, p_hi):
         for a in range(n):
             out[a0 + a] = z[a]
 
-
-@njit(cache=True, parallel=True)
-def _parallel_probe(n):
-    """A trivial parallel loop: running it makes numba choose its threading layer."""
-    acc = 0
-    for i in prange(n):
-        acc += i
-    return acc

@@ -33,13 +33,49 @@ from embeddings.code_distance import (MAX_CODE_BITS, MAX_CODE_LENGTH,  # noqa: F
                                       certified_min_distance, random_code_distance_bound)
 
 __all__ = ["CodeEmbedding", "certified_min_distance", "random_code_distance_bound",
-           "MAX_CODE_BITS", "MAX_CODE_LENGTH"]
+           "MAX_CODE_BITS", "MAX_CODE_LENGTH", "code_bits", "code_rows"]
 
 
 #: Bytes of codeword tables / distance tables a wrapper materialises per chunk.
 _CHUNK_BYTES = 1 << 25
 #: Searches with tries * 2^n at most this many codewords run as one batched kernel call.
 _BATCH_WORK = 1 << 22
+
+
+def code_bits(generator, a) -> np.ndarray:
+    """C(a) = aG mod 2 for messages ``a`` (int array, entries in [0, 2^n)): uint8 of shape
+    ``a.shape + (m,)``.
+
+    Without any 2^n table: the message is cut into bytes and C(a) is the XOR of one row of a
+    256-entry table per byte (C is linear over F₂), each table built from 8 generator rows.
+    """
+    g = np.asarray(generator, dtype=np.int64)
+    n, m = g.shape
+    a = np.asarray(a, dtype=np.int64)
+    shape = a.shape
+    a = a.reshape(-1)
+    out = np.zeros((a.size, m), dtype=np.uint8)
+    byte = np.arange(256, dtype=np.int64)
+    for lo in range(0, n, 8):
+        k = min(8, n - lo)
+        bits = (byte[: 1 << k, None] >> np.arange(k, dtype=np.int64)) & 1
+        table = ((bits @ g[lo: lo + k]) & 1).astype(np.uint8)       # (2^k, m)
+        out ^= table[(a >> lo) & ((1 << k) - 1)]
+    return out.reshape(shape + (m,))
+
+
+def code_rows(generator, a) -> np.ndarray:
+    """Φ(a) = (2C(a) − 1)/√(2m) for messages ``a``: float64 of shape ``a.shape + (m,)``,
+    via :func:`code_bits`.
+
+    >>> from embeddings import CodeEmbedding
+    >>> e = CodeEmbedding(5, seed=0, tries=3)
+    >>> bool(np.array_equal(code_rows(e.generator, np.arange(32)), e.embed_indices(np.arange(32))))
+    True
+    """
+    m = np.shape(generator)[1]
+    s = 1.0 / math.sqrt(2 * m)
+    return code_bits(generator, a) * (2.0 * s) - s
 
 
 class CodeEmbedding:

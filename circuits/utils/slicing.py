@@ -259,10 +259,25 @@ def numba_threading_layer() -> str:
         try:
             _LAYER = numba.threading_layer()
         except ValueError:
-            from circuits import _kernels
-            _kernels._parallel_probe(4)
+            _parallel_probe()(4)
             _LAYER = numba.threading_layer()
     return _LAYER
+
+
+def _parallel_probe():
+    """A trivial parallel loop, compiled on first use: running it makes numba choose its
+    threading layer."""
+    from numba import prange
+
+    from circuits._jit import njit
+
+    @njit(cache=True, parallel=True)
+    def probe(n):
+        acc = 0
+        for i in prange(n):
+            acc += i
+        return acc
+    return probe
 
 
 class _NoGuard:

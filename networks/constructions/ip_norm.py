@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from circuits.utils.errors import InvalidArgumentError
+from embeddings.code import code_rows
 from networks.constructions._common import Construction, _int_at_least
 from networks.constructions.ip import _ip_args, _ip_layers, ip_of_decoded
 from networks.sigma import DenseLayer, SigmaNetwork
@@ -167,7 +168,6 @@ def cube_error(net, generator, n: int) -> float:
     """max |N(x_{a,b}) − IP(a, b)| over all 4^n hard points of a depth-3 net (dims [2m, w1, w2,
     1]) on the code with ``generator``, in product form (numba; never fastmath)."""
     from networks.constructions._kernels_ip import _cube_error
-    from networks.separation.sampled import code_rows
 
     n = _int_at_least(n, name="n", minimum=1, what="bits per party")
     if n > 14:

@@ -70,45 +70,13 @@ import numpy as np
 
 from circuits.utils.errors import InvalidArgumentError
 from circuits.utils.validation import check_int, check_real
+from embeddings.code import code_bits, code_rows  # noqa: F401  (re-exported)
 
 __all__ = ["SampledNet", "code_bits", "code_rows", "path_norm", "train_sampled", "estimate",
            "empirical_bernstein", "ip_ceiling_per_norm", "depth3_path_norm", "depth3_crossing",
            "verdict", "grid_loss_and_gradient", "seeds_verdict", "centred_ceiling_per_norm",
            "centred_interval", "depth2_norm_lower_bound", "depth3_norm_formula", "ip_rho_bound",
            "crossings"]
-
-
-# ----------------------------------------------------------------------------- inputs
-def code_bits(generator, a) -> np.ndarray:
-    """C(a) = aG mod 2 for messages ``a`` (int array, entries in [0, 2^n)): uint8 (len(a), m).
-
-    Without any 2^n table: the message is cut into bytes and C(a) is the XOR of one row of a
-    256-entry table per byte (C is linear over F₂), each table built from 8 generator rows.
-    """
-    g = np.asarray(generator, dtype=np.int64)
-    n, m = g.shape
-    a = np.asarray(a, dtype=np.int64).reshape(-1)
-    out = np.zeros((a.size, m), dtype=np.uint8)
-    byte = np.arange(256, dtype=np.int64)
-    for lo in range(0, n, 8):
-        k = min(8, n - lo)
-        bits = (byte[: 1 << k, None] >> np.arange(k, dtype=np.int64)) & 1
-        table = ((bits @ g[lo: lo + k]) & 1).astype(np.uint8)       # (2^k, m)
-        out ^= table[(a >> lo) & ((1 << k) - 1)]
-    return out
-
-
-def code_rows(generator, a) -> np.ndarray:
-    """Φ(a) = (2C(a) − 1)/√(2m) for messages ``a``: float64 (len(a), m), via :func:`code_bits`.
-
-    >>> from embeddings import CodeEmbedding
-    >>> e = CodeEmbedding(5, seed=0, tries=3)
-    >>> bool(np.array_equal(code_rows(e.generator, np.arange(32)), e.embed_indices(np.arange(32))))
-    True
-    """
-    m = np.shape(generator)[1]
-    s = 1.0 / math.sqrt(2 * m)
-    return code_bits(generator, a) * (2.0 * s) - s
 
 
 # ----------------------------------------------------------------------------- the network

@@ -49,6 +49,7 @@ import numpy as np
 
 from circuits.utils.errors import InvalidArgumentError
 from circuits.utils.validation import check_int
+from embeddings.code import code_bits
 
 __all__ = ["Target", "TARGETS", "register_target", "get_target", "target_names", "target_table",
            "target_values", "balanced_threshold", "TargetContext"]
@@ -153,16 +154,6 @@ def _random(a, b, n, ctx):
     return (_mix64(key) >> np.uint64(63)).astype(np.int64)
 
 
-def _code_bits(msg: np.ndarray, generator: np.ndarray) -> np.ndarray:
-    """Bits C(msg) = msg·G mod 2, shape msg.shape + (m,), from the generator rows (no 2^n table)."""
-    n, m = generator.shape
-    acc = np.zeros(msg.shape + (m,), dtype=np.uint8)
-    for i in range(n):
-        bit = ((msg >> i) & 1).astype(np.uint8)[..., None]
-        acc ^= bit * generator[i].astype(np.uint8)
-    return acc
-
-
 def _thr_parameters(ctx):
     m = ctx.generator.shape[1]
     rng = np.random.default_rng([ctx.seed, 7723])
@@ -175,8 +166,8 @@ def _thr_parameters(ctx):
 
 def _weighted(a, b, w, generator):
     m = generator.shape[1]
-    ca = _code_bits(np.asarray(a, dtype=np.int64), generator).astype(np.int64)
-    cb = _code_bits(np.asarray(b, dtype=np.int64), generator).astype(np.int64)
+    ca = code_bits(generator, a).astype(np.int64)
+    cb = code_bits(generator, b).astype(np.int64)
     return ca @ w[:m] + cb @ w[m:]                    # |sum| <= 16m: exact in int64
 
 
