@@ -33,6 +33,7 @@ import numpy as np
 
 from circuits.utils.errors import InvalidArgumentError
 from circuits.utils.validation import check_int
+from networks.separation.stages import run_and_stage  # noqa: F401  (re-exported)
 
 __all__ = ["curriculum_table", "curriculum_cells", "run_curriculum_cell", "run_and_stage",
            "CURRICULUM_PREDICTION",
@@ -138,24 +139,6 @@ def curriculum_cells(ns, *, depth3=DEFAULT_CURRICULUM_DEPTH3, seeds: int = 1,
                                       seed=run_seed(base_seed, n, *widths, r, 25), epochs=epochs,
                                       lr=lr, base_seed=base_seed, **extra))
     return cells
-
-
-def run_and_stage(net, cell, Ym, Y, *, train, measure):
-    """The AND stage's two stages on ``net``: MAJ∘AND (labels ``Ym``; its first layer must carry
-    the AND count), then the cell's target (``Y``) with depth 3's first layer frozen (depth 2:
-    every layer trains).  ``train(net, labels, freeze)`` trains one stage and
-    ``measure(net, labels)`` gives its metrics, on whatever pairs the caller trains and measures
-    (all of them, or the held-out quadrants).  Returns ``(net, last result, stage records)``."""
-    frozen = len(cell["widths"]) == 2
-    stages, res = [], None
-    for j, (labels, name, freeze) in enumerate(((Ym, "majand", False),
-                                                (Y, cell["target"], frozen))):
-        res = train(net, labels, freeze)
-        net = res.network
-        stages.append({"j": j + 1, "labels": name, "first_layer_frozen": freeze,
-                       "epochs": res.history["epochs"], "reason": res.history["reason"],
-                       **measure(net, labels)})
-    return net, res, stages
 
 
 def run_curriculum_cell(cell, base_seed: int = 0) -> dict:

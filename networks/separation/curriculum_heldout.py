@@ -119,7 +119,7 @@ def run_heldout_cell(cell, base_seed: int = 0) -> dict:
                                                                  Y[te])["r2_affine"]})
     elif cell["kind"] == "and_stage_heldout":
         # as the and_stage cell, on the training quadrant only (MAJ∘AND's labels there too)
-        from networks.separation.curriculum import run_and_stage
+        from networks.separation.stages import run_and_stage
 
         Yip = target_table("ip", n, seed=bs, generator=gen)
         net, res, stages = run_and_stage(
