@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
+from circuits import _background, _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
 from circuits import _kernels_bitsliced as _bits, _kernels_generic as _generic
 from circuits.threshold import ThresholdCircuit
 from circuits.utils.errors import InvalidCircuitError
@@ -145,40 +145,28 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
     return bits, low
 
 
-# Repeated calls (issue 23).  A compile that does not pay for one call may pay over several:
-# "auto" counts the counting calls per compiled-kernel key in this process and compiles (or
-# loads) the kernel once the predicted time saved by the calls so far covers the setup (the
-# rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A kernel
-# in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first call that
-# saves more than that, or after a few calls.
-# The alternative, compiling in a background thread from the second call while the interpreted
-# kernel serves (_BACKGROUND = True), measured worse (benchmarks/bench_public_path.py, 30 calls,
-# idle 2-core machine): numba's compiler holds the GIL, the interpreted calls meanwhile took
-# 3x longer (W1 2.5 -> 7.9 ms), and 30 calls took 0.38x (W1) and 0.49x (W3) the time of the
-# interpreted kernel alone; so it is off.
-_BACKGROUND = False
+# Repeated calls.  A compile that does not pay for one call may pay over several.  With
+# _BACKGROUND on (the default), from the _BACKGROUND_AFTER-th counting call of a circuit whose
+# kernel is absent from the kernel cache, a child process compiles it
+# (circuits._background: a separate interpreter, so the calls made meanwhile run at full speed
+# on the kernel that needs no compile) and the first call after the child has finished loads
+# the kernel from the cache and runs it.  Otherwise (switched off, numba disabled, the child
+# failed or could not start) "auto" counts the calls per compiled-kernel key in this process and
+# compiles in the foreground once the predicted time saved by the calls so far covers the setup
+# (the rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A
+# kernel in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first
+# call that saves more than that, or after a few calls.  A compile in a background *thread*
+# was measured worse (benchmarks/bench_public_path.py, 30 calls, idle 2-core machine): numba's
+# compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
+_BACKGROUND = True
 _BACKGROUND_AFTER = 2
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
-_PENDING: dict = {}           # key -> background thread (running or finished)
 _USES_LOCK = threading.Lock()
-
-
-def _background_load(key: str, c: ThresholdCircuit, mb: int) -> None:
-    """Compile (or load from the cache) ``c``'s kernel and the driver in a daemon thread."""
-    def run():
-        try:
-            _codegen.load(key, _codegen.source(c, mb))
-            _bits.fused_block()
-        except Exception:                # the foreground compiles (or not) as before
-            pass
-    t = threading.Thread(target=run, name="depthsep-background-compile", daemon=True)
-    _PENDING[key] = t
-    t.start()
 
 
 def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
     """``(compile now, note for the reason)`` for a counting call that the single-call cost
-    model leaves on the interpreted kernel (see the comment above)."""
+    model leaves on a kernel without a per-circuit compile (see the comment above)."""
     with _USES_LOCK:
         uses = _USES[key] = _USES.get(key, 0) + 1
         if gain_ns <= 0:
@@ -187,13 +175,17 @@ def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
             return False, (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
                            f"compiled kernels (their memory is never freed)")
         if _BACKGROUND:
-            t = _PENDING.get(key)
-            if t is not None:
-                return False, f"; call {uses}: the compiled kernel is being prepared in the background"
-            if uses >= (1 if state == "cached" else _BACKGROUND_AFTER):
-                _background_load(key, c, mb)
-                return False, f"; call {uses}: compiling the kernel in the background"
-            return False, ""
+            st = _background.status(key)
+            if st == "ready":
+                return True, (f"; call {uses} of this circuit: its kernel, compiled by a child "
+                              f"process, loaded from the kernel cache")
+            if st == "running":
+                return False, (f"; call {uses} of this circuit: its kernel is being compiled "
+                               f"by a child process")
+            if (st is None and state == "absent" and uses >= _BACKGROUND_AFTER
+                    and _background.start(key, _codegen.source(c, mb))):
+                return False, (f"; call {uses} of this circuit: compiling its kernel in a "
+                               f"child process")
     if uses * gain_ns >= setup_ns:
         return True, (f"; call {uses} of this circuit: the predicted time saved by the calls so "
                       f"far covers the setup")
