@@ -369,9 +369,14 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
-    compiled kernel is already cached (a load of about 20 ms), or the same circuit has been
-    counted often enough in this process that the time the compiled kernel would have saved
-    covers the compile (rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
+    compiled kernel is already cached (a load of about 20 ms), or the same circuit is counted
+    again in this process: from its second counting call a child process compiles the
+    circuit's kernel into the kernel cache while the calling process keeps counting on the
+    kernel that needs no compile, and the first call after the child has finished loads the
+    compiled kernel and runs it (``circuits._background``; with
+    ``circuits.dispatch._BACKGROUND = False``, or where the child fails, the process compiles
+    in the foreground once the time the compiled kernel would have saved covers the compile:
+    rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
     or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this
     way (numba never frees machine code).  The mask table of a circuit object is built once and
     reused by later calls.  Truth tables always use the interpreted planes (a table is bound by

@@ -34,6 +34,21 @@ def _kernel_budget_per_test_process():
     cg.MAX_PROCESS_KERNELS = shipped
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_background_compiles():
+    """``kernel="auto"`` compiles a repeatedly counted circuit's kernel in a child process
+    (``circuits._background``); in the suite that would make later plans depend on how fast
+    a child finished.  Off for the suite, on in the tests of it (monkeypatched)."""
+    from circuits import _background, dispatch
+
+    shipped = dispatch._BACKGROUND
+    dispatch.SHIPPED_BACKGROUND = shipped
+    dispatch._BACKGROUND = False
+    yield
+    dispatch._BACKGROUND = shipped
+    _background.stop_all()
+
+
 @pytest.fixture
 def rng():
     import numpy as np
