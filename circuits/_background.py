@@ -32,7 +32,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["MAX_CHILDREN", "available", "running", "start", "status", "stop_all"]
+__all__ = ["MAX_CHILDREN", "available", "busy", "running", "start", "status", "stop_all"]
 
 MAX_CHILDREN = 1            # compiling children at a time (each holds one core for ~1-2 s)
 CHILD_NICE = 0              # niceness added in the child (0: the same priority as the caller)
@@ -79,6 +79,12 @@ def running() -> int:
         for key in list(_RUNNING):
             _reap_locked(key)
         return len(_RUNNING)
+
+
+def busy() -> bool:
+    """Whether a child may still be running (no lock, no reaping: for a kernel's thread count;
+    :func:`status` reaps)."""
+    return bool(_RUNNING)
 
 
 def _unlink(path) -> None:

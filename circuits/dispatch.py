@@ -160,6 +160,7 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
 # compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
 _BACKGROUND = True
 _BACKGROUND_AFTER = 2
+_BACKGROUND_YIELD = False   # True: calls made while a child compiles leave it one core
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
 _USES_LOCK = threading.Lock()
 
@@ -425,7 +426,10 @@ def _bits_threads(block, args, h_lo: int, h_hi: int):
     first index is the smallest over chunks, so the result does not depend on scheduling.
     """
     import numba
-    threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
+    threads = numba.get_num_threads()
+    if _BACKGROUND_YIELD and threads > 1 and _background.busy():
+        threads -= 1                     # a core for the compiling child
+    threads = max(1, min(threads, h_hi - h_lo))
     n_chunks = min(h_hi - h_lo, _CHUNKS_PER_THREAD * threads)
     span = h_hi - h_lo
     bounds = iter([(h_lo + i * span // n_chunks, h_lo + (i + 1) * span // n_chunks)
