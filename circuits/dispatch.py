@@ -12,6 +12,7 @@ run the bit-sliced kernels on a range.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -158,7 +159,8 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
 # call that saves more than that, or after a few calls.  A compile in a background *thread*
 # was measured worse (benchmarks/bench_public_path.py, 30 calls, idle 2-core machine): numba's
 # compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
-_BACKGROUND = True
+# DEPTHSEP_BACKGROUND_COMPILE=0 in the environment (read at import) switches the child off.
+_BACKGROUND = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE", "1").strip() != "0"
 _BACKGROUND_AFTER = 2
 _BACKGROUND_YIELD = False   # True: calls made while a child compiles leave it one core
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
@@ -374,8 +376,8 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     again in this process: from its second counting call a child process compiles the
     circuit's kernel into the kernel cache while the calling process keeps counting on the
     kernel that needs no compile, and the first call after the child has finished loads the
-    compiled kernel and runs it (``circuits._background``; with
-    ``circuits.dispatch._BACKGROUND = False``, or where the child fails, the process compiles
+    compiled kernel and runs it (``circuits._background``; with the environment variable
+    ``DEPTHSEP_BACKGROUND_COMPILE=0``, or where the child fails, the process compiles
     in the foreground once the time the compiled kernel would have saved covers the compile:
     rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
     or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this

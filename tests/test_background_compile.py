@@ -7,6 +7,7 @@ on or off itself.
 
 import multiprocessing
 import os
+import sys
 import tempfile
 import time
 
@@ -182,3 +183,15 @@ def test_the_child_refuses_a_private_cache(tmp_path, monkeypatch):
             assert bg._child_main([key, str(path)]) in (3, 4)
     finally:
         (tmp_path / "cache" / "kernels").chmod(0o700)
+
+
+@pytest.mark.parametrize("value, on", [("0", False), ("1", True), (None, True)])
+def test_the_environment_switch(value, on):
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "DEPTHSEP_BACKGROUND_COMPILE"}
+    if value is not None:
+        env["DEPTHSEP_BACKGROUND_COMPILE"] = value
+    out = subprocess.run([sys.executable, "-c", "from circuits import dispatch; "
+                          "print(dispatch._BACKGROUND)"], env=env, capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout.strip() == str(on)
