@@ -94,6 +94,23 @@ def _unlink(path) -> None:
         pass
 
 
+# The child imports this very package (a kernel compiled against other library code must never
+# reach the cache under this key): its root goes first on sys.path unless it is there already
+# (an installed package: nothing is moved before the standard library), and the child checks
+# where ``circuits`` came from before it compiles anything.
+_CHILD_CODE = (
+    "import sys\n"
+    "root = sys.argv[1]\n"
+    "if root not in sys.path:\n"
+    "    sys.path.insert(0, root)\n"
+    "from circuits._background import _child_main\n"
+    "sys.exit(_child_main(sys.argv[2:], root))\n")
+
+
+def _package_root() -> str:
+    return str(Path(__file__).resolve().parent.parent)
+
+
 def start(key: str, src: str) -> bool:
     """Start a child that compiles the kernel ``src`` under ``key`` into the kernel cache.
 
@@ -108,15 +125,10 @@ def start(key: str, src: str) -> bool:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(src.encode())
-            root = str(Path(__file__).resolve().parent.parent)
-            env = dict(os.environ)
-            env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"]
-                                        if env.get("PYTHONPATH") else "")
             proc = subprocess.Popen(
-                [sys.executable, "-c", "import sys; from circuits._background import _child_main;"
-                 " sys.exit(_child_main(sys.argv[1:]))", key, path],
+                [sys.executable, "-c", _CHILD_CODE, _package_root(), key, path],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=env, close_fds=True)
+                close_fds=True)
         except Exception as exc:         # cannot start: the foreground rule applies
             _unlink(path)
             _DONE[key] = f"the compiling child could not start ({type(exc).__name__}: {exc})"
@@ -146,11 +158,15 @@ def stop_all() -> None:
             _DONE.setdefault(key, "stopped before it finished")
 
 
-def _child_main(argv) -> int:
+def _child_main(argv, root=None) -> int:
     """The child: compile (or load) the kernel of the source at ``argv[1]`` under the key
     ``argv[0]`` and the compiled kernels' driver; 0 only if the kernel's numba cache files are
-    in the kernel cache directory (a later load there is then a cache hit)."""
+    in the kernel cache directory (a later load there is then a cache hit).  5: this module is
+    not the caller's (``root``: the caller's package root)."""
     key, path = argv
+    if root is not None and _package_root() != str(Path(root).resolve()):
+        _unlink(path)
+        return 5
     if CHILD_NICE:
         try:
             os.nice(CHILD_NICE)

@@ -195,3 +195,11 @@ def test_the_environment_switch(value, on):
                           "print(dispatch._BACKGROUND)"], env=env, capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == str(on)
+
+
+def test_the_child_compiles_only_against_the_callers_package(tmp_path):
+    path = tmp_path / "src.py"
+    path.write_text("x = 1\n")
+    assert bg._child_main(["k" * 24, str(path)], str(tmp_path)) == 5     # another package root
+    assert not path.exists()
+    assert bg._package_root() == str(__import__("pathlib").Path(c.__file__).resolve().parents[1])
