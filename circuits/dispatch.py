@@ -286,6 +286,10 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             fused, note = _repeat_choice(key, c, mb, state, est_now - est_fused, compile_ns)
             reason += note
             generic = generic and not fused
+        elif not fused and state != "loaded" and _BACKGROUND:
+            st = _background.status(key)
+            if st is not None:
+                reason += f"; a child process compiling its kernel: {st}"
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
                            plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))

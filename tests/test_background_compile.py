@@ -76,6 +76,7 @@ def test_repeat_calls_switch_to_the_kernel_a_child_compiled(caches, monkeypatch)
     assert c.count_ones(circ) == want[1]                  # call 2: the child starts
     assert bg.status(key) in ("running", "ready")
     assert cg.state(key) != "loaded"
+    assert "a child process compiling its kernel: " in c.kernel_plan(circ).reason
     assert _wait_ready(key, circ, want) == "ready"
     assert bg.running() == 0
     after = c.count_disagreements(circ, "ip")             # loaded from the cache and run
@@ -93,7 +94,7 @@ def test_switched_off_no_child(caches, monkeypatch):
     for _ in range(4):
         assert c.count_ones(circ) == want
     assert bg.status(_key(circ)) is None and bg.running() == 0
-    assert cg.state(_key(circ)) == "absent"
+    assert cg.state(_key(circ)) == "absent" and "child" not in c.kernel_plan(circ).reason
     monkeypatch.setattr(dispatch, "_BACKGROUND", True)    # control: on, the same calls start one
     c.count_ones(circ)
     assert bg.status(_key(circ)) in ("running", "ready")
