@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,6 @@ from pathlib import Path
 __all__ = ["MAX_CHILDREN", "available", "busy", "running", "start", "status", "stop_all"]
 
 MAX_CHILDREN = 1            # compiling children at a time (each holds one core for ~1-2 s)
-CHILD_NICE = 0              # niceness added in the child (0: the same priority as the caller)
 _STOPPED_WAIT_S = 5.0       # at exit: how long a terminated child may take before it is killed
 
 _RUNNING: dict = {}         # key -> (Popen, path of the source handed over)
@@ -158,30 +158,49 @@ def stop_all() -> None:
             _DONE.setdefault(key, "stopped before it finished")
 
 
+class _Stopped(BaseException):
+    """SIGTERM in the child (the caller's :func:`stop_all`)."""
+
+
+def _stop(signum, frame):
+    raise _Stopped
+
+
 def _child_main(argv, root=None) -> int:
     """The child: compile (or load) the kernel of the source at ``argv[1]`` under the key
     ``argv[0]`` and the compiled kernels' driver; 0 only if the kernel's numba cache files are
     in the kernel cache directory (a later load there is then a cache hit).  5: this module is
-    not the caller's (``root``: the caller's package root)."""
+    not the caller's (``root``: the caller's package root).
+
+    Stopped (SIGTERM, or Ctrl-C) before numba's cache files are written, the child removes the
+    kernel source it wrote: a source without its compiled code would make a later process
+    expect a cache load and compile in its first call instead."""
     key, path = argv
     if root is not None and _package_root() != str(Path(root).resolve()):
         _unlink(path)
         return 5
-    if CHILD_NICE:
-        try:
-            os.nice(CHILD_NICE)
-        except OSError:
-            pass
     try:
         src = Path(path).read_text()
     finally:
         _unlink(path)
     from circuits import _bitsliced_codegen as _codegen, _kernels_bitsliced as _bits
-    _codegen.load(key, src)
-    _bits.fused_block()
+    source = _codegen.cache_dir() / f"_depthsep_fused_{key}.py"
+    existed = os.path.lexists(source)
+
+    def compiled() -> bool:
+        name = f"_depthsep_fused_{key}."
+        return any(p.name.startswith(name) for p in _codegen._numba_files(_codegen.cache_dir()))
+
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        _codegen.load(key, src)
+        _bits.fused_block()
+    except (_Stopped, KeyboardInterrupt):
+        if not existed and not compiled():
+            _unlink(source)
+        os._exit(143)                    # the compiling thread may still run: no clean exit
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if _codegen._TEMP_DIR:               # the cache directory was not usable: nothing to share
         return 3
-    name = f"_depthsep_fused_{key}."
-    if not any(p.name.startswith(name) for p in _codegen._numba_files(_codegen.cache_dir())):
-        return 4
-    return 0
+    return 0 if compiled() else 4

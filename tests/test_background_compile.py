@@ -204,3 +204,23 @@ def test_the_child_compiles_only_against_the_callers_package(tmp_path):
     assert bg._child_main(["k" * 24, str(path)], str(tmp_path)) == 5     # another package root
     assert not path.exists()
     assert bg._package_root() == str(__import__("pathlib").Path(c.__file__).resolve().parents[1])
+
+
+@needs_jit
+def test_a_stopped_child_leaves_no_source_without_its_compiled_code(caches):
+    """Stopped mid-compile (as at the caller's exit), the child removes the source it wrote:
+    otherwise a later process would take the kernel for cached and compile in its first call."""
+    from benchmarks.bench_circuits import w1_circuit
+    circ = w1_circuit(20, 64, seed=45)             # about a second of compile after the write
+    key = _key(circ)
+    source = cg.cache_dir() / f"_depthsep_fused_{key}.py"
+    assert bg.start(key, cg.source(circ, dispatch._fused_mask_bits(circ)))
+    t0 = time.monotonic()
+    while not source.exists():
+        assert bg.status(key) == "running" and time.monotonic() - t0 < 120
+        time.sleep(0.005)
+    assert not cg._numba_files(cg.cache_dir())     # written, not yet compiled
+    bg.stop_all()
+    assert bg.running() == 0 and bg.status(key) == "stopped before it finished"
+    assert not source.exists() and cg.state(key) == "absent"
+    assert not cg._numba_files(cg.cache_dir())
