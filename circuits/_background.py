@@ -14,7 +14,8 @@ it.
 Rules: at most one child per kernel key and ``MAX_CHILDREN`` at a time (a call that finds the
 slot taken simply tries again on its next call); children are reaped by :func:`status` (a
 non-blocking ``waitpid``), and any still running when the process exits are terminated
-(``atexit``), so none is left behind; a child that fails (any exit status but 0, or a kernel
+(``atexit``), so none is left behind (a child stopped before numba has saved the kernel removes
+the source it wrote, so that no later process takes the kernel for cached); a child that fails (any exit status but 0, or a kernel
 that did not reach the cache directory) is recorded and never retried for that key: the
 foreground rule then applies as without children.  Results never depend on the child: every
 kernel is exact, and the compiled one is used only through the same cache a foreground compile
