@@ -1,8 +1,8 @@
 """Compiling a circuit's kernel in a child process while the generic kernel serves (private).
 
 ``kernel="auto"`` on repeated counting calls of a circuit whose compiled kernel
-(``circuits._bitsliced_codegen``) is not in the kernel cache: from the second call
-(``circuits.dispatch``) the kernel is compiled by a separate Python process, so the calling
+(``circuits._bitsliced_codegen``) is not in the kernel cache: from the third call
+(``circuits.dispatch._BACKGROUND_AFTER``) the kernel is compiled by a separate Python process, so the calling
 process keeps running the generic depth-2 (or the interpreted) kernel at full speed.  A thread
 would not do: numba's compiler holds the GIL, and the calls made meanwhile ran 3x slower
 (BENCHMARKS.md, "Public counting path").  The child writes the generated source and numba's
@@ -11,8 +11,9 @@ numba's own temporary file and ``os.replace``), so a reader never sees a partial
 has exited successfully, the next call loads the kernel from the cache (about 20 ms) and runs
 it.
 
-Rules: at most one child per kernel key and ``MAX_CHILDREN`` at a time (a call that finds the
-slot taken simply tries again on its next call); children are reaped by :func:`status` (a
+Rules: at most one child per kernel key, ``MAX_CHILDREN`` at a time (a call that finds the
+slot taken simply tries again on its next call) and ``MAX_STARTS`` per process (a child's
+compile is wasted when its circuit is not counted again: a bound on that waste); children are reaped by :func:`status` (a
 non-blocking ``waitpid``), and any still running when the process exits are terminated
 (``atexit``), so none is left behind (a child stopped before numba has saved the kernel removes
 the source it wrote, so that no later process takes the kernel for cached); a child that fails (any exit status but 0, or a kernel
@@ -34,13 +35,16 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["MAX_CHILDREN", "available", "busy", "running", "start", "status", "stop_all"]
+__all__ = ["MAX_CHILDREN", "MAX_STARTS", "available", "busy", "running", "start", "status", "stop_all"]
 
 MAX_CHILDREN = 1            # compiling children at a time (each holds one core for ~1-2 s)
+MAX_STARTS = 8              # children one process starts in all: a sweep that counts many
+                            # circuits a few times each wastes at most this many compiles
 _STOPPED_WAIT_S = 5.0       # at exit: how long a terminated child may take before it is killed
 
 _RUNNING: dict = {}         # key -> (Popen, path of the source handed over)
 _DONE: dict = {}            # key -> "ready" or the reason it failed
+_STARTED: list = [0]        # children started by this process
 _LOCK = threading.Lock()
 _ATEXIT: list = []
 
@@ -116,11 +120,13 @@ def start(key: str, src: str) -> bool:
     """Start a child that compiles the kernel ``src`` under ``key`` into the kernel cache.
 
     Returns False (nothing started) if a child for ``key`` exists or existed, if
-    ``MAX_CHILDREN`` are running, or if the child cannot be started."""
+    ``MAX_CHILDREN`` are running, if this process has started ``MAX_STARTS`` children, or if
+    the child cannot be started."""
     with _LOCK:
         for k in list(_RUNNING):
             _reap_locked(k)
-        if key in _RUNNING or key in _DONE or len(_RUNNING) >= MAX_CHILDREN or not available():
+        if (key in _RUNNING or key in _DONE or len(_RUNNING) >= MAX_CHILDREN
+                or _STARTED[0] >= MAX_STARTS or not available()):
             return False
         fd, path = tempfile.mkstemp(prefix="depthsep-kernel-", suffix=".py")    # mode 0600
         try:
@@ -135,6 +141,7 @@ def start(key: str, src: str) -> bool:
             _DONE[key] = f"the compiling child could not start ({type(exc).__name__}: {exc})"
             return False
         _RUNNING[key] = (proc, path)
+        _STARTED[0] += 1
         if not _ATEXIT:
             atexit.register(stop_all)
             _ATEXIT.append(True)

@@ -161,7 +161,8 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
 # compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
 # DEPTHSEP_BACKGROUND_COMPILE=0 in the environment (read at import) switches the child off.
 _BACKGROUND = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE", "1").strip() != "0"
-_BACKGROUND_AFTER = 2
+_BACKGROUND_AFTER = 3          # not 2: count_ones then count_disagreements of one circuit is a
+                               # common pair that is not a repeat
 _BACKGROUND_YIELD = False   # True: calls made while a child compiles leave it one core
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
 _USES_LOCK = threading.Lock()
@@ -377,8 +378,8 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
     compiled kernel is already cached (a load of about 20 ms), or the same circuit is counted
-    again in this process: from its second counting call a child process compiles the
-    circuit's kernel into the kernel cache while the calling process keeps counting on the
+    again in this process: from its third counting call a child process (at most 8 per
+    process) compiles the circuit's kernel into the kernel cache while the calling process keeps counting on the
     kernel that needs no compile, and the first call after the child has finished loads the
     compiled kernel and runs it (``circuits._background``; with the environment variable
     ``DEPTHSEP_BACKGROUND_COMPILE=0``, or where the child fails, the process compiles

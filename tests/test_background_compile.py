@@ -37,6 +37,7 @@ def caches(tmp_path, monkeypatch):
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))    # the hand-over files
+    monkeypatch.setattr(bg, "_STARTED", [0])             # each test under the per-process cap
     yield tmp_path
     bg.stop_all()
 
@@ -70,10 +71,11 @@ def test_repeat_calls_switch_to_the_kernel_a_child_compiled(caches, monkeypatch)
     key = _key(circ)
     r = c.count_disagreements(circ, "ip", kernel="lowhigh")
     want = (r.count, c.count_ones(circ, kernel="lowhigh"))
-    first = c.count_disagreements(circ, "ip")              # call 1: no child
+    first = c.count_disagreements(circ, "ip")              # calls 1 and 2: no child
     assert (first.count, first.index) == (r.count, r.index)
+    assert c.count_ones(circ) == want[1]
     assert bg.status(key) is None and c.kernel_plan(circ).kernel == "generic"
-    assert c.count_ones(circ) == want[1]                  # call 2: the child starts
+    assert c.count_ones(circ) == want[1]                  # call 3: the child starts
     assert bg.status(key) in ("running", "ready")
     assert cg.state(key) != "loaded"
     assert "a child process compiling its kernel: " in c.kernel_plan(circ).reason
@@ -107,7 +109,7 @@ def test_a_failing_child_changes_no_result_and_is_not_retried(caches, monkeypatc
     circ = _circuit(42)
     key = _key(circ)
     want = c.count_ones(circ, kernel="lowhigh")
-    for _ in range(2):
+    for _ in range(3):
         assert c.count_ones(circ) == want
     t0 = time.monotonic()
     while bg.status(key) == "running":
@@ -142,7 +144,7 @@ def _spawned_worker(env):
     d._BACKGROUND = True
     circ = _circuit(43)
     key = _key(circ)
-    counts = [c.count_ones(circ) for _ in range(2)]
+    counts = [c.count_ones(circ) for _ in range(3)]
     t0 = time.monotonic()
     while _background.status(key) == "running" and time.monotonic() - t0 < 180:
         counts.append(c.count_ones(circ))
@@ -224,3 +226,14 @@ def test_a_stopped_child_leaves_no_source_without_its_compiled_code(caches):
     assert bg.running() == 0 and bg.status(key) == "stopped before it finished"
     assert not source.exists() and cg.state(key) == "absent"
     assert not cg._numba_files(cg.cache_dir())
+
+
+def test_a_process_starts_at_most_max_starts_children(caches, monkeypatch):
+    monkeypatch.setattr(bg.sys, "executable", _sleeper(caches))
+    monkeypatch.setattr(bg, "_STARTED", [bg.MAX_STARTS - 1])
+    assert bg.start("k3", "x = 1\n")                     # the last one allowed
+    bg.stop_all()
+    assert not bg.start("k4", "x = 1\n") and bg.status("k4") is None
+    monkeypatch.setattr(bg, "_STARTED", [0])             # control: the same start, under the cap
+    assert bg.start("k4", "x = 1\n")
+    bg.stop_all()
