@@ -12,13 +12,14 @@ run the bit-sliced kernels on a range.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from circuits import _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
+from circuits import _background, _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
 from circuits import _kernels_bitsliced as _bits, _kernels_generic as _generic
 from circuits.threshold import ThresholdCircuit
 from circuits.utils.errors import InvalidCircuitError
@@ -145,40 +146,31 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
     return bits, low
 
 
-# Repeated calls (issue 23).  A compile that does not pay for one call may pay over several:
-# "auto" counts the counting calls per compiled-kernel key in this process and compiles (or
-# loads) the kernel once the predicted time saved by the calls so far covers the setup (the
-# rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A kernel
-# in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first call that
-# saves more than that, or after a few calls.
-# The alternative, compiling in a background thread from the second call while the interpreted
-# kernel serves (_BACKGROUND = True), measured worse (benchmarks/bench_public_path.py, 30 calls,
-# idle 2-core machine): numba's compiler holds the GIL, the interpreted calls meanwhile took
-# 3x longer (W1 2.5 -> 7.9 ms), and 30 calls took 0.38x (W1) and 0.49x (W3) the time of the
-# interpreted kernel alone; so it is off.
-_BACKGROUND = False
-_BACKGROUND_AFTER = 2
+# Repeated calls.  A compile that does not pay for one call may pay over several.  With
+# _BACKGROUND on (the default), from the _BACKGROUND_AFTER-th counting call of a circuit whose
+# kernel is absent from the kernel cache, a child process compiles it
+# (circuits._background: a separate interpreter, so the calls made meanwhile run at full speed
+# on the kernel that needs no compile) and the first call after the child has finished loads
+# the kernel from the cache and runs it.  Otherwise (switched off, numba disabled, the child
+# failed or could not start) "auto" counts the calls per compiled-kernel key in this process and
+# compiles in the foreground once the predicted time saved by the calls so far covers the setup
+# (the rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A
+# kernel in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first
+# call that saves more than that, or after a few calls.  A compile in a background *thread*
+# was measured worse (benchmarks/bench_public_path.py, 30 calls, idle 2-core machine): numba's
+# compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
+# DEPTHSEP_BACKGROUND_COMPILE=0 in the environment (read at import) switches the child off.
+_BACKGROUND = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE", "1").strip() != "0"
+_BACKGROUND_AFTER = 3          # not 2: count_ones then count_disagreements of one circuit is a
+                               # common pair that is not a repeat
+_BACKGROUND_YIELD = False   # True: calls made while a child compiles leave it one core
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
-_PENDING: dict = {}           # key -> background thread (running or finished)
 _USES_LOCK = threading.Lock()
-
-
-def _background_load(key: str, c: ThresholdCircuit, mb: int) -> None:
-    """Compile (or load from the cache) ``c``'s kernel and the driver in a daemon thread."""
-    def run():
-        try:
-            _codegen.load(key, _codegen.source(c, mb))
-            _bits.fused_block()
-        except Exception:                # the foreground compiles (or not) as before
-            pass
-    t = threading.Thread(target=run, name="depthsep-background-compile", daemon=True)
-    _PENDING[key] = t
-    t.start()
 
 
 def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
     """``(compile now, note for the reason)`` for a counting call that the single-call cost
-    model leaves on the interpreted kernel (see the comment above)."""
+    model leaves on a kernel without a per-circuit compile (see the comment above)."""
     with _USES_LOCK:
         uses = _USES[key] = _USES.get(key, 0) + 1
         if gain_ns <= 0:
@@ -187,13 +179,17 @@ def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
             return False, (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
                            f"compiled kernels (their memory is never freed)")
         if _BACKGROUND:
-            t = _PENDING.get(key)
-            if t is not None:
-                return False, f"; call {uses}: the compiled kernel is being prepared in the background"
-            if uses >= (1 if state == "cached" else _BACKGROUND_AFTER):
-                _background_load(key, c, mb)
-                return False, f"; call {uses}: compiling the kernel in the background"
-            return False, ""
+            st = _background.status(key)
+            if st == "ready":
+                return True, (f"; call {uses} of this circuit: its kernel, compiled by a child "
+                              f"process, loaded from the kernel cache")
+            if st == "running":
+                return False, (f"; call {uses} of this circuit: its kernel is being compiled "
+                               f"by a child process")
+            if (st is None and state == "absent" and uses >= _BACKGROUND_AFTER
+                    and _background.start(key, _codegen.source(c, mb))):
+                return False, (f"; call {uses} of this circuit: compiling its kernel in a "
+                               f"child process")
     if uses * gain_ns >= setup_ns:
         return True, (f"; call {uses} of this circuit: the predicted time saved by the calls so "
                       f"far covers the setup")
@@ -291,6 +287,10 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             fused, note = _repeat_choice(key, c, mb, state, est_now - est_fused, compile_ns)
             reason += note
             generic = generic and not fused
+        elif not fused and state != "loaded" and _BACKGROUND:
+            st = _background.status(key)
+            if st is not None:
+                reason += f"; a child process compiling its kernel: {st}"
     else:
         return (KernelPlan("lowhigh", figures + " (the cube is too small to pay for the masks)",
                            plan.mask_bytes, plan.n_ops, inputs), _circuit_kernel_args(c))
@@ -377,9 +377,14 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     the low/high kernel; constants measured by ``benchmarks/bench_bitsliced.py`` and
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
-    compiled kernel is already cached (a load of about 20 ms), or the same circuit has been
-    counted often enough in this process that the time the compiled kernel would have saved
-    covers the compile (rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
+    compiled kernel is already cached (a load of about 20 ms), or the same circuit is counted
+    again in this process: from its third counting call a child process (at most 8 per
+    process) compiles the circuit's kernel into the kernel cache while the calling process keeps counting on the
+    kernel that needs no compile, and the first call after the child has finished loads the
+    compiled kernel and runs it (``circuits._background``; with the environment variable
+    ``DEPTHSEP_BACKGROUND_COMPILE=0``, or where the child fails, the process compiles
+    in the foreground once the time the compiled kernel would have saved covers the compile:
+    rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
     or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this
     way (numba never frees machine code).  The mask table of a circuit object is built once and
     reused by later calls.  Truth tables always use the interpreted planes (a table is bound by
@@ -428,7 +433,10 @@ def _bits_threads(block, args, h_lo: int, h_hi: int):
     first index is the smallest over chunks, so the result does not depend on scheduling.
     """
     import numba
-    threads = max(1, min(numba.get_num_threads(), h_hi - h_lo))
+    threads = numba.get_num_threads()
+    if _BACKGROUND_YIELD and threads > 1 and _background.busy():
+        threads -= 1                     # a core for the compiling child
+    threads = max(1, min(threads, h_hi - h_lo))
     n_chunks = min(h_hi - h_lo, _CHUNKS_PER_THREAD * threads)
     span = h_hi - h_lo
     bounds = iter([(h_lo + i * span // n_chunks, h_lo + (i + 1) * span // n_chunks)

@@ -34,6 +34,27 @@ def _kernel_budget_per_test_process():
     cg.MAX_PROCESS_KERNELS = shipped
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_background_compiles():
+    """``kernel="auto"`` compiles a repeatedly counted circuit's kernel in a child process
+    (``circuits._background``); in the suite that would make later plans depend on how fast
+    a child finished.  Off for the suite and the processes it starts (the environment switch),
+    on in the tests of it (monkeypatched)."""
+    from circuits import _background, dispatch
+
+    shipped = dispatch._BACKGROUND
+    env = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE")
+    dispatch._BACKGROUND = False
+    os.environ["DEPTHSEP_BACKGROUND_COMPILE"] = "0"
+    yield
+    dispatch._BACKGROUND = shipped
+    if env is None:
+        os.environ.pop("DEPTHSEP_BACKGROUND_COMPILE", None)
+    else:
+        os.environ["DEPTHSEP_BACKGROUND_COMPILE"] = env
+    _background.stop_all()
+
+
 @pytest.fixture
 def rng():
     import numpy as np

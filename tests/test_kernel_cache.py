@@ -354,20 +354,6 @@ def test_repeated_calls_switch_to_the_compiled_kernel_in_the_foreground(tmp_path
     assert p.kernel == "fused" and "compiled in this process" in p.reason
 
 
-@needs_jit
-def test_repeated_calls_compile_in_the_background(tmp_path, monkeypatch):
-    monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(dispatch, "_BACKGROUND", True)
-    circ = _w1(35)
-    want = c.count_ones(circ, kernel="lowhigh")
-    key = cg.circuit_key(circ, dispatch._fused_mask_bits(circ))
-    assert c.count_ones(circ) == want and key not in dispatch._PENDING   # one call: no compile
-    assert c.count_ones(circ) == want                      # seen again: compiling meanwhile
-    dispatch._PENDING[key].join(120)
-    assert c.kernel_plan(circ).kernel == "fused"
-    assert c.count_ones(circ) == want
-
-
 # --- every kernel module goes through circuits._jit ----------------------------------------------
 
 def test_every_kernel_uses_the_project_cache():
