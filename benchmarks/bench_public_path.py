@@ -4,11 +4,14 @@
 process (a child), per mode and cache state.  Modes:
 
 * ``auto``: the default kernel choice (``kernel="auto"``; with the kernel cache empty, a child
-  process compiles the circuit's kernel from the second call: ``circuits._background``);
-* ``auto_yield``: ``auto`` with ``circuits.dispatch._BACKGROUND_YIELD = True`` (calls made
+  process compiles the circuit's kernel once the calls' predicted saving covers the compile
+  over the usable cores: ``circuits.dispatch``, ``circuits._background``);
+* ``auto_eager``: ``auto`` with the child started from the third call whatever the cost
+  (``circuits.dispatch._BACKGROUND = "eager"``, ``DEPTHSEP_BACKGROUND_COMPILE=eager``);
+* ``auto_yield``: ``auto_eager`` with ``circuits.dispatch._BACKGROUND_YIELD = True`` (calls made
   while the child compiles run on one thread fewer, leaving it a core);
 * ``auto_fg``: ``auto`` with that child switched off (``circuits.dispatch._BACKGROUND =
-  False``): the compile in the foreground once the rent-or-buy rule says so, the named
+  "off"``): the compile in the foreground once the rent-or-buy rule says so, the named
   baseline of the child-process compile;
 * ``auto_before``: ``auto_fg`` with the generic depth-2 kernel switched off too
   (``circuits._kernels_generic.generic_data`` refuses every circuit): the choice before it
@@ -50,9 +53,9 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks import _common  # noqa: E402
 from benchmarks.bench_bitsliced import _load  # noqa: E402
 
-MODES = ("auto", "auto_yield", "auto_fg", "auto_before", "generic", "fused", "bitsliced", "yardstick")
+MODES = ("auto", "auto_eager", "auto_yield", "auto_fg", "auto_before", "generic", "fused", "bitsliced", "yardstick")
 STATES = {"cold": ("auto", "auto_fg", "auto_before"),
-          "absent": ("auto", "auto_yield", "auto_fg", "auto_before", "generic", "fused", "bitsliced"),
+          "absent": ("auto", "auto_eager", "auto_yield", "auto_fg", "auto_before", "generic", "fused", "bitsliced"),
           "cached": MODES}
 
 _CHILD = """
@@ -66,8 +69,10 @@ key = cg.circuit_key(circ, d._fused_mask_bits(circ))
 mode = {mode!r}
 if mode == "auto_yield":
     d._BACKGROUND_YIELD = True
+if mode in ("auto_eager", "auto_yield"):
+    d._BACKGROUND = "eager"
 if mode in ("auto_fg", "auto_before"):
-    d._BACKGROUND = False
+    d._BACKGROUND = "off"
 if mode == "auto_before":
     g.generic_data = lambda *a: "switched off (benchmark baseline)"
 if mode == "yardstick":
@@ -210,7 +215,7 @@ def render(res) -> str:
                 lines.append(f"| {mode} | {state} | {_fmt(v['first_s'])} | "
                              f"{_fmt(v['later_median_s'])} | {_fmt(v['total_s'])} | "
                              f"{', '.join(v['served']) or '–'} |")
-        for mode in ("auto", "auto_yield"):
+        for mode in ("auto", "auto_eager", "auto_yield"):
             sw = _switch(m, res.get("gap_ms", 0) / 1e3, mode)
             if sw:
                 lines += ["", sw]

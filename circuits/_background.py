@@ -1,15 +1,23 @@
 """Compiling a circuit's kernel in a child process while the generic kernel serves (private).
 
 ``kernel="auto"`` on repeated counting calls of a circuit whose compiled kernel
-(``circuits._bitsliced_codegen``) is not in the kernel cache: from the third call
-(``circuits.dispatch._BACKGROUND_AFTER``) the kernel is compiled by a separate Python process, so the calling
-process keeps running the generic depth-2 (or the interpreted) kernel at full speed.  A thread
-would not do: numba's compiler holds the GIL, and the calls made meanwhile ran 3x slower
-(BENCHMARKS.md, "Public counting path").  The child writes the generated source and numba's
-cache files the way a foreground compile does (both atomically: ``write_bytes_atomic``, and
-numba's own temporary file and ``os.replace``), so a reader never sees a partial file; once it
-has exited successfully, the next call loads the kernel from the cache (about 20 ms) and runs
-it.
+(``circuits._bitsliced_codegen``) is not in the kernel cache: the kernel is compiled by a
+separate Python process, so the calling process keeps running the generic depth-2 (or the
+interpreted) kernel meanwhile.  A thread would not do: numba's compiler holds the GIL, and the
+calls made meanwhile ran 3x slower (BENCHMARKS.md, "Public counting path").  The child writes
+the generated source and numba's cache files the way a foreground compile does (both
+atomically: ``write_bytes_atomic``, and numba's own temporary file and ``os.replace``), so a
+reader never sees a partial file; once it has exited successfully, the next call loads the
+kernel from the cache (about 20 ms) and runs it.
+
+When (:func:`child_due`, from the third counting call, ``circuits.dispatch._BACKGROUND_AFTER``):
+the child takes one of the machine's cores for the compile, so the calls made meanwhile lose
+about a 1/cores share of their speed.  In mode "auto" (the default) the child therefore starts
+once the time the compiled kernel would have saved on the calls so far covers the compile
+divided by the usable cores -- the rent-or-buy rule with the child's cost in place of the
+compile's; "eager" starts it at once.  On the 2-core benchmark machine an eager child made the
+calls meanwhile 1.5-2x slower for the 3-7 s of its compile (W1, W3), so over a thousand W1
+calls it cost more than it saved (BENCHMARKS.md, "With an empty kernel cache").
 
 Rules: at most one child per kernel key, ``MAX_CHILDREN`` at a time (a call that finds the
 slot taken simply tries again on its next call) and ``MAX_STARTS`` per process (a child's
@@ -35,7 +43,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["MAX_CHILDREN", "MAX_STARTS", "available", "busy", "running", "start", "status", "stop_all"]
+__all__ = ["MAX_CHILDREN", "MAX_STARTS", "MODES", "available", "busy", "child_due", "mode_from_env", "mode_of",
+           "running", "start", "status", "stop_all"]
 
 MAX_CHILDREN = 1            # compiling children at a time (each holds one core for ~1-2 s)
 MAX_STARTS = 8              # children one process starts in all: a sweep that counts many
@@ -47,6 +56,38 @@ _DONE: dict = {}            # key -> "ready" or the reason it failed
 _STARTED: list = [0]        # children started by this process
 _LOCK = threading.Lock()
 _ATEXIT: list = []
+
+
+#: Modes of the child compile: never, when it pays over the cores, from the third call.
+MODES = ("off", "auto", "eager")
+
+
+def mode_from_env() -> str:
+    """The mode ``DEPTHSEP_BACKGROUND_COMPILE`` names: "0" or "off" switch the child off,
+    "eager" starts it from the third call, anything else (or unset) is "auto"."""
+    value = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE", "auto").strip().lower()
+    return "off" if value in ("0", "off") else "eager" if value == "eager" else "auto"
+
+
+def mode_of(value) -> str:
+    """``value`` checked as a mode ("off", "auto", "eager"; True and False, as a test may set
+    ``circuits.dispatch._BACKGROUND``, read as "eager" and "off")."""
+    if value is True or value is False:
+        return "eager" if value else "off"
+    if value not in MODES:
+        raise ValueError(f"circuits.dispatch._BACKGROUND must be one of {MODES}, got {value!r}")
+    return value
+
+
+def child_due(mode: str, uses: int, gain_ns: float, setup_ns: float) -> bool:
+    """Whether the child compile is due at call ``uses`` (module docstring): always in "eager"
+    mode; in "auto" once ``uses * gain_ns`` (the predicted time the compiled kernel would have
+    saved so far) covers ``setup_ns`` (the compile) over the usable cores."""
+    if mode == "eager":
+        return True
+    from circuits.utils._executor import usable_cpus
+
+    return uses * gain_ns * max(1, usable_cpus()) >= setup_ns
 
 
 def available() -> bool:

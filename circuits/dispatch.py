@@ -12,7 +12,6 @@ run the bit-sliced kernels on a range.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -146,26 +145,28 @@ def _estimates(c: ThresholdCircuit, plan) -> tuple:
     return bits, low
 
 
-# Repeated calls.  A compile that does not pay for one call may pay over several.  With
-# _BACKGROUND on (the default), from the _BACKGROUND_AFTER-th counting call of a circuit whose
-# kernel is absent from the kernel cache, a child process compiles it
-# (circuits._background: a separate interpreter, so the calls made meanwhile run at full speed
-# on the kernel that needs no compile) and the first call after the child has finished loads
-# the kernel from the cache and runs it.  Otherwise (switched off, numba disabled, the child
-# failed or could not start) "auto" counts the calls per compiled-kernel key in this process and
-# compiles in the foreground once the predicted time saved by the calls so far covers the setup
-# (the rent-or-buy rule: at most twice the better of the two choices made in hindsight).  A
+# Repeated calls.  A compile that does not pay for one call may pay over several: "auto"
+# counts the counting calls per compiled-kernel key in this process.  With the kernel absent
+# from the kernel cache a child process compiles it (circuits._background, whose docstring has
+# the rule and the figures: the child starts once the predicted time saved by the calls so far
+# covers the compile over the usable cores), and the first call after the child has finished
+# loads the kernel and runs it.  Without a child (switched off, numba disabled, the child failed
+# or could not start) the process compiles in the foreground once the time saved covers the
+# whole setup (rent or buy: at most twice the better of the two choices made in hindsight).  A
 # kernel in the on-disk cache costs its load only (LOAD_SECONDS), so it is used from the first
-# call that saves more than that, or after a few calls.  A compile in a background *thread*
-# was measured worse (benchmarks/bench_public_path.py, 30 calls, idle 2-core machine): numba's
-# compiler holds the GIL, and the calls meanwhile took 3x longer (W1 2.5 -> 7.9 ms).
-# DEPTHSEP_BACKGROUND_COMPILE=0 in the environment (read at import) switches the child off.
-_BACKGROUND = os.environ.get("DEPTHSEP_BACKGROUND_COMPILE", "1").strip() != "0"
+# call that saves more than that, or after a few calls.  _BACKGROUND: "off", "auto" or "eager"
+# (DEPTHSEP_BACKGROUND_COMPILE, read at import).
+_BACKGROUND = _background.mode_from_env()
 _BACKGROUND_AFTER = 3          # not 2: count_ones then count_disagreements of one circuit is a
                                # common pair that is not a repeat
 _BACKGROUND_YIELD = False   # True: calls made while a child compiles leave it one core
 _USES: dict = {}              # compiled-kernel key -> counting calls in this process
 _USES_LOCK = threading.Lock()
+
+
+def _background_mode() -> str:
+    """The child-process compile's mode (``_BACKGROUND``; see :func:`circuits._background.mode_of`)."""
+    return _background.mode_of(_BACKGROUND)
 
 
 def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
@@ -178,7 +179,8 @@ def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
         if _codegen.budget_left() <= 0:
             return False, (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
                            f"compiled kernels (their memory is never freed)")
-        if _BACKGROUND:
+        mode = _background_mode()
+        if mode != "off":
             st = _background.status(key)
             if st == "ready":
                 return True, (f"; call {uses} of this circuit: its kernel, compiled by a child "
@@ -187,6 +189,7 @@ def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
                 return False, (f"; call {uses} of this circuit: its kernel is being compiled "
                                f"by a child process")
             if (st is None and state == "absent" and uses >= _BACKGROUND_AFTER
+                    and _background.child_due(mode, uses, gain_ns, setup_ns)
                     and _background.start(key, _codegen.source(c, mb))):
                 return False, (f"; call {uses} of this circuit: compiling its kernel in a "
                                f"child process")
@@ -287,7 +290,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             fused, note = _repeat_choice(key, c, mb, state, est_now - est_fused, compile_ns)
             reason += note
             generic = generic and not fused
-        elif not fused and state != "loaded" and _BACKGROUND:
+        elif not fused and state != "loaded" and _background_mode() != "off":
             st = _background.status(key)
             if st is not None:
                 reason += f"; a child process compiling its kernel: {st}"
@@ -378,13 +381,15 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     ``benchmarks/bench_fused.py``) picks the fastest, so small cubes stay on the low/high
     kernel and a circuit is compiled only when its cube is large enough to repay it, its
     compiled kernel is already cached (a load of about 20 ms), or the same circuit is counted
-    again in this process: from its third counting call a child process (at most 8 per
-    process) compiles the circuit's kernel into the kernel cache while the calling process keeps counting on the
-    kernel that needs no compile, and the first call after the child has finished loads the
-    compiled kernel and runs it (``circuits._background``; with the environment variable
-    ``DEPTHSEP_BACKGROUND_COMPILE=0``, or where the child fails, the process compiles
-    in the foreground once the time the compiled kernel would have saved covers the compile:
-    rent or buy; ``benchmarks/bench_public_path.py``).  A process compiles
+    again in this process often enough to repay its compile (rent or buy): a child process (at
+    most 8 per process) compiles the circuit's kernel into the kernel cache while the calling
+    process keeps counting on the kernel that needs no compile, and the first call after the
+    child has finished loads the compiled kernel and runs it (``circuits._background``).  The
+    child starts once the time the compiled kernel would have saved covers the compile divided
+    by the usable cores (what the child's core costs the calls meanwhile), from the third call;
+    ``DEPTHSEP_BACKGROUND_COMPILE=eager`` starts it from the third call whatever the cost,
+    ``=0`` switches it off.  Without a child, the process compiles in the foreground once the
+    time saved covers the whole compile (``benchmarks/bench_public_path.py``).  A process compiles
     or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this
     way (numba never frees machine code).  The mask table of a circuit object is built once and
     reused by later calls.  Truth tables always use the interpreted planes (a table is bound by

@@ -66,7 +66,7 @@ def _sleeper(tmp_path):
 
 @needs_jit
 def test_repeat_calls_switch_to_the_kernel_a_child_compiled(caches, monkeypatch):
-    monkeypatch.setattr(dispatch, "_BACKGROUND", True)
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "eager")
     circ = _circuit(40)
     key = _key(circ)
     r = c.count_disagreements(circ, "ip", kernel="lowhigh")
@@ -90,21 +90,21 @@ def test_repeat_calls_switch_to_the_kernel_a_child_compiled(caches, monkeypatch)
 
 @needs_jit
 def test_switched_off_no_child(caches, monkeypatch):
-    monkeypatch.setattr(dispatch, "_BACKGROUND", False)
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "off")
     circ = _circuit(41)
     want = c.count_ones(circ, kernel="lowhigh")
     for _ in range(4):
         assert c.count_ones(circ) == want
     assert bg.status(_key(circ)) is None and bg.running() == 0
     assert cg.state(_key(circ)) == "absent" and "child" not in c.kernel_plan(circ).reason
-    monkeypatch.setattr(dispatch, "_BACKGROUND", True)    # control: on, the same calls start one
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "eager")    # control: on, the same calls start one
     c.count_ones(circ)
     assert bg.status(_key(circ)) in ("running", "ready")
 
 
 @needs_jit
 def test_a_failing_child_changes_no_result_and_is_not_retried(caches, monkeypatch):
-    monkeypatch.setattr(dispatch, "_BACKGROUND", True)
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "eager")
     monkeypatch.setattr(bg.sys, "executable", "/bin/false")
     circ = _circuit(42)
     key = _key(circ)
@@ -141,7 +141,7 @@ def test_one_child_per_key_at_most_max_children_and_none_left(caches, monkeypatc
 def _spawned_worker(env):
     os.environ.update(env)
     from circuits import _background, dispatch as d
-    d._BACKGROUND = True
+    d._BACKGROUND = "eager"
     circ = _circuit(43)
     key = _key(circ)
     counts = [c.count_ones(circ) for _ in range(3)]
@@ -188,7 +188,8 @@ def test_the_child_refuses_a_private_cache(tmp_path, monkeypatch):
         (tmp_path / "cache" / "kernels").chmod(0o700)
 
 
-@pytest.mark.parametrize("value, on", [("0", False), ("1", True), (None, True)])
+@pytest.mark.parametrize("value, on", [("0", "off"), ("OFF", "off"), ("1", "auto"),
+                                       (None, "auto"), ("eager", "eager")])
 def test_the_environment_switch(value, on):
     import subprocess
     env = {k: v for k, v in os.environ.items() if k != "DEPTHSEP_BACKGROUND_COMPILE"}
@@ -237,3 +238,44 @@ def test_a_process_starts_at_most_max_starts_children(caches, monkeypatch):
     monkeypatch.setattr(bg, "_STARTED", [0])             # control: the same start, under the cap
     assert bg.start("k4", "x = 1\n")
     bg.stop_all()
+
+
+def test_auto_mode_starts_the_child_when_the_saving_covers_the_compile_over_the_cores(
+        monkeypatch):
+    """"auto": the child is due once uses x gain covers setup / usable cores (a 2-core machine
+    waits for half the foreground rule's calls, an 8-core one for an eighth); "eager" always;
+    the foreground rule needs the whole setup."""
+    from circuits.utils import _executor
+
+    for cores, due_at in ((2, 50), (8, 13), (1, 100)):
+        monkeypatch.setattr(_executor, "usable_cpus", lambda c=cores: c)
+        got = [u for u in range(1, 200) if bg.child_due("auto", u, 1e6, 1e8)]
+        assert got[0] == due_at and got == list(range(due_at, 200))
+    assert bg.child_due("eager", 1, 1.0, 1e12)
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "sometimes")
+    with pytest.raises(ValueError, match="_BACKGROUND must be one of"):
+        dispatch._background_mode()
+    for value, mode in ((True, "eager"), (False, "off"), ("auto", "auto")):
+        monkeypatch.setattr(dispatch, "_BACKGROUND", value)
+        assert dispatch._background_mode() == mode
+
+
+def test_auto_mode_waits_for_the_calls_to_pay(caches, monkeypatch):
+    """In "auto" mode four calls start no child while the saving so far is below the compile
+    over the cores (here: 1 core); on a machine of very many cores the third call starts one
+    (control)."""
+    from circuits.utils import _executor
+
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "auto")
+    monkeypatch.setattr(bg.sys, "executable", _sleeper(caches))     # a child that never ends
+    monkeypatch.setattr(_executor, "usable_cpus", lambda: 1)
+    circ = _circuit(46)
+    for _ in range(4):
+        c.count_ones(circ)
+    assert bg.status(_key(circ)) is None and bg.running() == 0
+    monkeypatch.setattr(_executor, "usable_cpus", lambda: 10**9)
+    circ = _circuit(47)
+    for _ in range(3):
+        assert bg.status(_key(circ)) is None
+        c.count_ones(circ)
+    assert bg.status(_key(circ)) == "running"
