@@ -119,16 +119,17 @@ def test_cube_reference_validated_and_tampering_refused(tmp_path, par3_cube_reco
     ref = cube_reference(parity(3), cp, [sat])
     assert ref["size"] == 2 and ref["lower"] == 3 and ref["cubes"] == 5
     bad = {
-        "feasible": (sat, lambda r: r["cubes"]["0"].update(status="feasible")),
-        "not refuted": (sat, lambda r: r["cubes"]["1"].update(status="unknown")),
-        "missing": (cp, lambda r: r["cubes"].pop("2")),
+        "is feasible": (sat, lambda r: r["cubes"]["0"].update(status="feasible")),
+        "has not refuted 1 of the 5": (sat, lambda r: r["cubes"]["1"].update(status="unknown")),
+        "CP-SAT solver has not refuted": (cp, lambda r: r["cubes"].pop("2")),
         "another function": (cp, lambda r: r["key"].update(table="0" * 7 + "1")),
-        "format": (sat, lambda r: r.update(format="depthsep.synthesis_cubes")),
+        "expected format": (sat, lambda r: r.update(format="depthsep.synthesis_cubes")),
+        "decides s = 3": (sat, lambda r: r["key"].update(size=3)),
     }
     for why, (src, change) in bad.items():
         p = _tampered(tmp_path, src, change)
         args = (p, [sat]) if src is cp else (cp, [p])
-        with pytest.raises(InvalidArgumentError):
+        with pytest.raises(InvalidArgumentError, match=why):
             cube_reference(parity(3), *args)
     with pytest.raises(InvalidArgumentError, match="another function"):
         cube_reference(np.array([0, 0, 0, 1, 0, 1, 1, 1], dtype=np.uint8), cp, [sat])

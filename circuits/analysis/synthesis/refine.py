@@ -22,7 +22,6 @@ either); anything else is refused with a clear error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
