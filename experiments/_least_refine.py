@@ -114,9 +114,15 @@ def _refined_row(row, res, *, opts, command, ref, seconds, workers) -> dict:
             # the construction's weights are in {-1, 0, 1}, and no gate has W < 1
             new["weight"] = {"least_weight": 1, "decided": True, "circuit_max_weight": 1,
                              "from": "construction"}
-    new["refine"] = {**opts, "command": command, "seconds": round(seconds, 2),
-                     "steps": res["steps"], "cube_record": ref is not None}
+    new["refine"] = _history(row) + [{**opts, "command": command, "seconds": round(seconds, 2),
+                                      "steps": res["steps"], "cube_record": ref is not None}]
     return new
+
+
+def _history(row) -> list:
+    """The row's earlier refine runs, oldest first (each with its command and steps)."""
+    prev = row.get("refine")
+    return list(prev) if isinstance(prev, list) else ([prev] if prev else [])
 
 
 def _summary(rec: dict) -> None:
@@ -158,7 +164,7 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
     for i, r in enumerate(rows):
         if r["name"] not in chosen:
             continue
-        prev = r.get("refine") or {}
+        prev = (_history(r) or [{}])[-1]
         if all(prev.get(k) == v for k, v in opts.items()) and r["name"] not in refs \
                 and not only:
             continue                          # refined with these options by a killed run

@@ -232,7 +232,8 @@ def _refine(parser, args, out, argv) -> int:
                           push=not args.confirm_only, progress=not args.no_progress,
                           command=command)
     except DepthsepError as exc:
-        parser.error(str(exc))
+        parser.error(str(exc))            # exits (status 2)
+        raise                             # unreachable: parser.error does not return
 
 
 def _weight_bounds(n_inputs: int, sizes) -> list:

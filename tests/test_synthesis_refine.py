@@ -59,9 +59,10 @@ def test_refine_reruns_only_the_open_row_and_keeps_the_rest(tmp_path, sym3_rows,
             # confirmed s = 1 by the second solver, then s = 2 refuted by both: 3 = construction
             assert r["size"] == 3 and r["lower"] == 3 and r["refutations_confirmed"]
             assert r["weight"]["least_weight"] == 1
-            sizes = [(st["size"], st["status"]) for st in r["refine"]["steps"]]
+            (run,) = r["refine"]
+            sizes = [(st["size"], st["status"]) for st in run["steps"]]
             assert sizes == [(1, "infeasible"), (2, "infeasible"), (2, "infeasible")]
-            assert r["refine"]["time_limit"] == 20.0 and "--refine" in r["refine"]["command"]
+            assert run["time_limit"] == 20.0 and "--refine" in run["command"]
         else:
             assert r == old[r["name"]]                       # bit for bit
     assert after["undecided"] == [] and after["unconfirmed"] == []
@@ -73,6 +74,11 @@ def test_refine_reruns_only_the_open_row_and_keeps_the_rest(tmp_path, sym3_rows,
     again = _read(tmp_path)
     assert again["rows"] == after["rows"] and again["refinements"][1]["rows"] == []
     assert "refined 0 rows" in capsys.readouterr().out
+    # a larger budget reruns it and keeps the first run's steps before its own
+    assert main(["--catalogue", "sym5", "--refine", "--only", PAR3, "--time-limit", "21",
+                 "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    runs = next(r for r in _read(tmp_path)["rows"] if r["name"] == PAR3)["refine"]
+    assert [x["time_limit"] for x in runs] == [20.0, 21.0]
 
 
 def test_refine_only_named_rows(tmp_path, sym3_rows):
@@ -142,8 +148,8 @@ def test_cli_cube_record_settles_the_row(tmp_path, sym3_rows, par3_cube_records)
                  "--cube-record", f"{cp},{sat}", "--time-limit", "10", "--workers", "1",
                  "--out", str(tmp_path), "--no-progress"]) == 0
     r = next(r for r in _read(tmp_path)["rows"] if r["name"] == PAR3)
-    assert r["size"] == 3 and r["refine"]["cube_record"]
-    assert r["refine"]["steps"][0]["solver"] == "both (cube records)"
+    assert r["size"] == 3 and r["refine"][-1]["cube_record"]
+    assert r["refine"][-1]["steps"][0]["solver"] == "both (cube records)"
     # a tampered record is refused with a clear error
     p = _tampered(tmp_path, sat, lambda rec: rec["cubes"]["3"].update(status="feasible"))
     with pytest.raises(SystemExit):
