@@ -159,7 +159,7 @@ def _figure(rows, name: str, path: Path) -> None:
         ax.bar([x - off for x in xs], plain, bw, color=target_colour("parity"),
                label="THR∘THR, least hidden size (proved)")
         ax.bar([x + (0 if has3 else off) for x in xs], direct, bw, color=target_colour("maj"),
-               label="with input-to-top wires (proved)")
+               label="with input-to-top wires (CP-SAT alone)")
         if has3:
             ax.bar([x + off for x in xs], first, bw, fill=False,
                    edgecolor=target_colour("parity"), linestyle=depth_linestyle(3),

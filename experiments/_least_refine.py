@@ -136,8 +136,8 @@ def _summary(rec: dict) -> None:
     rec["size_counts"] = sizes
     rec["undecided"] = [r["name"] for r in rows if r["size"] is None]
     rec["disagreements"] = [r["name"] for r in rows if r["disagreements"]]
-    rec["unconfirmed"] = [r["name"] for r in rows
-                          if r["lower"] > 1 and not r["refutations_confirmed"]]
+    rec["unconfirmed"] = [r["name"] for r in rows if r.get("lower_cp_sat", r["lower"]) > 1
+                          and not r["refutations_confirmed"]]
 
 
 def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=None,
@@ -169,12 +169,14 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
                 and not only:
             continue                          # refined with these options by a killed run
         if progress:
-            print(f"refine {r['name']}: [{r['lower']}, {_upper(r)}]"
+            print(f"refine {r['name']}: [{r.get('lower_cp_sat', r['lower'])}, {_upper(r)}]"
                   f"{'' if r['refutations_confirmed'] else ', lower bound unconfirmed'}",
                   file=sys.stderr, flush=True)
         t0 = time.perf_counter()
-        res = refine_row([int(c) for c in r["table"]], lower=r["lower"], upper=_upper(r),
-                         lower_confirmed=bool(r["refutations_confirmed"]),
+        # a refined row's lower is both solvers'; CP-SAT's own bound is lower_cp_sat
+        res = refine_row([int(c) for c in r["table"]], lower=r.get("lower_cp_sat", r["lower"]),
+                         upper=_upper(r), lower_confirmed=bool(r["refutations_confirmed"]),
+                         floor=r["lower"] if "lower_cp_sat" in r else 1,
                          time_limit=time_limit, num_workers=workers, cubes=cubes,
                          processes=processes, state_dir=state_dir if cubes else None,
                          solver=solver, reference=refs.get(r["name"]), push=push,

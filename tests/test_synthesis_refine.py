@@ -171,3 +171,26 @@ def test_cli_refine_errors(tmp_path, sym3_rows, capsys):
     with pytest.raises(SystemExit):
         main(["--refine", "--out", str(tmp_path)])
     assert "needs --catalogue" in capsys.readouterr().err
+
+
+def test_unconfirmed_row_is_refined_again_from_cp_sats_bound(tmp_path, sym3_rows, monkeypatch):
+    """A second solver that runs out of time (planted) leaves parity's bound to CP-SAT alone:
+    the row keeps both solvers' bound (1) and CP-SAT's (3) apart; a later run with a larger
+    budget starts from CP-SAT's bound and confirms it."""
+    from circuits.analysis.synthesis import refine
+
+    _publish(tmp_path, sym3_rows)
+    real = refine._second_refute
+    monkeypatch.setattr(refine, "_second_refute",
+                        lambda *a, **k: ("unknown", 0.0, None, "planted: out of time"))
+    args = ["--catalogue", "sym5", "--refine", "--only", PAR3, "--workers", "1",
+            "--out", str(tmp_path), "--no-progress"]
+    assert main(args + ["--time-limit", "20"]) == 0
+    r = next(r for r in _read(tmp_path)["rows"] if r["name"] == PAR3)
+    assert (r["lower"], r["lower_cp_sat"], r["size"]) == (1, 3, None)
+    assert not r["refutations_confirmed"] and _read(tmp_path)["unconfirmed"] == [PAR3]
+    monkeypatch.setattr(refine, "_second_refute", real)
+    assert main(args + ["--time-limit", "30", "--confirm-only"]) == 0
+    r = next(r for r in _read(tmp_path)["rows"] if r["name"] == PAR3)
+    assert (r["lower"], r["lower_cp_sat"], r["size"]) == (3, 3, 3) and r["refutations_confirmed"]
+    assert [st["size"] for st in r["refine"][-1]["steps"]] == [2]

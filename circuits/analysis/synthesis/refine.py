@@ -173,7 +173,8 @@ def _second_refute(t, s: int, time_limit: float, cubes: bool, state, solver, pro
 def refine_row(table, *, lower: int, upper: int, lower_confirmed: bool, time_limit: float,
                num_workers: int = 1, cubes: bool = False, processes: int = 1,
                state_dir=None, solver: "str | None" = None, reference: "dict | None" = None,
-               max_size: int = 8, push: bool = True, progress: bool = False) -> dict:
+               max_size: int = 8, push: bool = True, floor: int = 1,
+               progress: bool = False) -> dict:
     """Push one row's bounds with both solvers.
 
     Parameters
@@ -206,6 +207,9 @@ def refine_row(table, *, lower: int, upper: int, lower_confirmed: bool, time_lim
         The largest size tried when ``upper`` is None.
     push : bool
         Also decide the open sizes (False: only confirm the given lower bound).
+    floor : int
+        A lower bound both solvers already proved (an earlier refine run): the confirmation
+        walks down from ``lower - 1`` no further than ``floor``.
     progress : bool
         Progress lines and bars.
 
@@ -250,7 +254,7 @@ def refine_row(table, *, lower: int, upper: int, lower_confirmed: bool, time_lim
              source={k: reference[k] for k in ("cp_sat", "second", "cubes")})
         lo_cp = max(lo_cp, reference["lower"])
         lo_both = max(lo_both or 1, reference["lower"])
-    for s in range(lower - 1, 0, -1) if lo_both is None else ():
+    for s in range(lower - 1, floor - 1, -1) if lo_both is None else ():
         # confirm the published bound: refute lower - 1 with the second solver; if that runs
         # out of time, the next size down (cheaper), so the bound both prove is as high as can be
         st, secs, w, how = _second_refute(t, s, time_limit, cubes, state("sat", s), solver,
@@ -288,7 +292,7 @@ def refine_row(table, *, lower: int, upper: int, lower_confirmed: bool, time_lim
             circ, upper = w2, s
     if disagreements:                         # a verified witness below a CP-SAT refutation:
         lo_cp = lo_both = 1                   # no CP-SAT bound of this row is trusted
-    lo_both = lo_both if lo_both is not None else 1
+    lo_both = lo_both if lo_both is not None else floor
     if upper is not None and lo_both > upper:
         raise InvalidArgumentError(f"the row's lower bound {lo_both} exceeds its upper bound "
                                    f"{upper}: a refutation contradicts a verified circuit")
