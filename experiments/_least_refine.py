@@ -72,7 +72,7 @@ def parse_cube_records(specs, rows) -> "dict[str, dict]":
     return refs
 
 
-def _chosen(rows, only, refs) -> "list[str]":
+def _chosen(rows, only, refs, direct=False) -> "list[str]":
     names = [r["name"] for r in rows]
     if only:
         bad = [x for x in only if x not in names]
@@ -80,6 +80,8 @@ def _chosen(rows, only, refs) -> "list[str]":
             raise InvalidArgumentError(f"--only: {', '.join(bad)} is no row of this catalogue; "
                                        f"rows are named like {names[0]} (see the record)")
         return list(only)
+    if direct:
+        return [r["name"] for r in rows if _direct_open(r)]
     return [r["name"] for r in rows if r["size"] is None or r["name"] in refs
             or (r["lower"] > 1 and not r["refutations_confirmed"])]
 
@@ -125,6 +127,45 @@ def _history(row) -> list:
     return list(prev) if isinstance(prev, list) else ([prev] if prev else [])
 
 
+def _direct_open(r) -> bool:
+    d = r.get("direct") or {}
+    return bool(d) and (d.get("size") is None
+                        or (d.get("lower", 1) > 1 and not d.get("refutations_confirmed")))
+
+
+def _refine_direct(rows, chosen, opts, *, command, workers, save, progress) -> list:
+    """The direct-wire column of the chosen rows (all open ones by default), decided again from
+    s = 1 with every refutation checked by the second solver; returns the rows refined."""
+    import numpy as np
+
+    from circuits.analysis.synthesis.catalogue import direct_row
+
+    done = []
+    for i, r in enumerate(rows):
+        d = r.get("direct")
+        if r["name"] not in chosen or not d:
+            continue
+        hist = d.get("refine") or []
+        if hist and all(hist[-1].get(k) == v for k, v in opts.items()) and not opts["only"]:
+            continue                          # refined with these options by a killed run
+        t = np.array([int(c) for c in r["table"]], dtype=np.uint8)
+        top = d["upper"] or r.get("construction") or 8
+        if progress:
+            print(f"refine {r['name']} (direct wires): [{d['lower']}, {d['upper']}]",
+                  file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        new = direct_row(t, max_size=top, time_limit=opts["time_limit"], num_workers=workers)
+        new["refine"] = hist + [{**opts, "command": command,
+                                 "seconds": round(time.perf_counter() - t0, 2)}]
+        rows[i] = {**r, "direct": new}
+        done.append(r["name"])
+        save()
+        size = new["size"] if new["size"] is not None else f"{new['lower']}..{new['upper']}"
+        print(f"  {r['name']:<16} with direct wires {size!s:>5}   (refutations confirmed: "
+              f"{new['refutations_confirmed']}; {time.perf_counter() - t0:.1f} s)", flush=True)
+    return done
+
+
 def _summary(rec: dict) -> None:
     rows = rec["rows"]
     from experiments._least_catalogue import _upper
@@ -138,12 +179,18 @@ def _summary(rec: dict) -> None:
     rec["disagreements"] = [r["name"] for r in rows if r["disagreements"]]
     rec["unconfirmed"] = [r["name"] for r in rows if r.get("lower_cp_sat", r["lower"]) > 1
                           and not r["refutations_confirmed"]]
+    if any(r.get("direct") for r in rows):
+        rec["direct_undecided"] = [r["name"] for r in rows
+                                   if r.get("direct") and r["direct"]["size"] is None]
+        rec["direct_unconfirmed"] = [r["name"] for r in rows if r.get("direct")
+                                     and r["direct"].get("lower", 1) > 1
+                                     and not r["direct"].get("refutations_confirmed")]
 
 
 def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=None,
                cubes: bool = False, processes: int = 1, solver: "str | None" = None,
-               cube_records=None, push: bool = True, progress: bool = True,
-               command: str = "") -> int:
+               cube_records=None, push: bool = True, direct: bool = False,
+               progress: bool = True, command: str = "") -> int:
     """Refine the open rows of ``out/least_catalogue_NAME.json``; the exit status."""
     from circuits.analysis.synthesis.refine import refine_row
     from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
@@ -153,15 +200,23 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
     path, rec = _load(name, out)
     rows = rec["rows"]
     refs = parse_cube_records(cube_records, rows)
-    chosen = _chosen(rows, only, refs)
+    chosen = _chosen(rows, only, refs, direct)
     opts = _options(time_limit, cubes, solver, push)
     rec.setdefault("base", {"command": f"depthsep least-circuit --catalogue {name} "
                                        f"--time-limit {rec['time_limit']:g} --workers 1",
                             "time_limit": rec["time_limit"], "seconds": rec.get("seconds")})
     state_dir = out / f"least_catalogue_{name}_cubes"
     t_run, load0 = time.perf_counter(), os.getloadavg()[0]
-    done = []
-    for i, r in enumerate(rows):
+    done: "list[str]" = []
+
+    def save():
+        _summary(rec)
+        write_json_atomic(path, rec)          # a killed run keeps the rows it finished
+    if direct:
+        opts = {"column": "direct", "time_limit": float(time_limit), "only": bool(only)}
+        done = _refine_direct(rows, chosen, opts, command=command, workers=workers, save=save,
+                              progress=progress)
+    for i, r in enumerate(rows if not direct else ()):
         if r["name"] not in chosen:
             continue
         prev = (_history(r) or [{}])[-1]
@@ -184,8 +239,7 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
         rows[i] = _refined_row(r, res, opts=opts, command=command, ref=refs.get(r["name"]),
                                seconds=time.perf_counter() - t0, workers=workers)
         done.append(r["name"])
-        _summary(rec)
-        write_json_atomic(path, rec)          # a killed run keeps the rows it finished
+        save()
         size = rows[i]["size"] if rows[i]["size"] is not None else \
             f"{rows[i]['lower']}..{_upper(rows[i])}"
         print(f"  {r['name']:<16} least size {size!s:>6}   (both solvers; CP-SAT alone: "
@@ -199,6 +253,9 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
           + ", ".join(f"{k}: {v}" for k, v in sorted(rec["size_counts"].items())))
     print(f"  undecided: {len(rec['undecided'])}; lower bounds not confirmed by the second "
           f"solver: {len(rec['unconfirmed'])}; solver disagreements: {len(rec['disagreements'])}")
+    if "direct_undecided" in rec:
+        print(f"  with direct wires: undecided {len(rec['direct_undecided'])}, lower bounds not "
+              f"confirmed by the second solver {len(rec['direct_unconfirmed'])}")
     status = 0
     if not save_or_report(lambda: write_json_atomic(path, rec), what="the JSON record",
                           where=path):

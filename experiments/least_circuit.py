@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--confirm-only", action="store_true",
                    help="with --refine: only confirm each row's lower bound with the second "
                         "solver (no search for smaller circuits or higher bounds)")
+    p.add_argument("--refine-direct", action="store_true",
+                   help="with --refine: refine the column with input-to-top wires instead (its "
+                        "undecided rows and those whose refutations the second solver has not "
+                        "checked, decided again with every refutation checked)")
     p.add_argument("--sat-solver", default=None, metavar="NAME",
                    help="with --refine --cubes: the python-sat solver of the second solver's cube "
                         "split (default cadical195; e.g. kissat404)")
@@ -161,9 +165,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
-    if (args.only or args.cube_record or args.sat_solver or args.confirm_only) \
-            and not args.refine:
-        parser.error("--only, --cube-record, --sat-solver and --confirm-only need --refine")
+    if (args.only or args.cube_record or args.sat_solver or args.confirm_only
+            or args.refine_direct) and not args.refine:
+        parser.error("--only, --cube-record, --sat-solver, --confirm-only and --refine-direct "
+                     "need --refine")
     if args.refine:
         return _refine(parser, args, out, argv)
     if args.catalogue is not None:
@@ -229,7 +234,8 @@ def _refine(parser, args, out, argv) -> int:
         return run_refine(args.catalogue, out, time_limit=args.time_limit, workers=args.workers,
                           only=only, cubes=args.cubes, processes=args.processes,
                           solver=args.sat_solver, cube_records=args.cube_record,
-                          push=not args.confirm_only, progress=not args.no_progress,
+                          push=not args.confirm_only, direct=args.refine_direct,
+                          progress=not args.no_progress,
                           command=command)
     except DepthsepError as exc:
         parser.error(str(exc))            # exits (status 2)

@@ -194,3 +194,26 @@ def test_unconfirmed_row_is_refined_again_from_cp_sats_bound(tmp_path, sym3_rows
     r = next(r for r in _read(tmp_path)["rows"] if r["name"] == PAR3)
     assert (r["lower"], r["lower_cp_sat"], r["size"]) == (3, 3, 3) and r["refutations_confirmed"]
     assert [st["size"] for st in r["refine"][-1]["steps"]] == [2]
+
+
+def test_refine_direct_column_checks_its_refutations(tmp_path):
+    """--refine-direct: a direct-wire column without checked refutations (parity of 4 needs 2
+    hidden gates with direct wires) is decided again with the second solver; a row needing 1
+    gate is not touched."""
+    p4 = "".join(map(str, parity(4).tolist()))
+    maj = "".join(str(int(bin(k).count("1") >= 2)) for k in range(16))
+    rows = [{"name": n, "table": t, "size": size, "lower": size, "upper": size,
+             "refutations_confirmed": True, "disagreements": [], "weight": None,
+             "direct": {"size": d, "lower": d, "upper": d}, "depth3": None, "seconds": 1.0,
+             "construction": 4} for n, t, size, d in (("P4", p4, 4, 2), ("MAJ", maj, 1, 1))]
+    rec = {"format": "depthsep.least_catalogue", "version": 1, "catalogue": "sym5",
+           "time_limit": 20.0, "seconds": 1.0, "rows": rows}
+    (tmp_path / "least_catalogue_sym5.json").write_text(json.dumps(rec))
+    assert main(["--catalogue", "sym5", "--refine", "--refine-direct", "--time-limit", "20",
+                 "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    after = _read(tmp_path)
+    d = after["rows"][0]["direct"]
+    assert d["size"] == 2 and d["refutations_confirmed"]
+    assert [(c["size"], c["status"], c["second"]) for c in d["claims"]] == [
+        (1, "infeasible", "confirmed"), (2, "feasible", None)]
+    assert after["rows"][1] == rows[1] and after["direct_unconfirmed"] == []
