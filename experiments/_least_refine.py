@@ -86,9 +86,10 @@ def _chosen(rows, only, refs, direct=False) -> "list[str]":
             or (r["lower"] > 1 and not r["refutations_confirmed"])]
 
 
-def _options(time_limit, cubes, solver, push) -> dict:
+def _options(time_limit, cubes, solver, push, witness_weights=(1,)) -> dict:
     return {"time_limit": float(time_limit), "cubes": bool(cubes),
-            "sat_solver": solver or "cadical195", "push": bool(push)}
+            "sat_solver": solver or "cadical195", "push": bool(push),
+            "witness_weights": [int(w) for w in witness_weights]}
 
 
 def _refined_row(row, res, *, opts, command, ref, seconds, workers) -> dict:
@@ -190,7 +191,7 @@ def _summary(rec: dict) -> None:
 def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=None,
                cubes: bool = False, processes: int = 1, solver: "str | None" = None,
                cube_records=None, push: bool = True, direct: bool = False,
-               progress: bool = True, command: str = "") -> int:
+               witness_weights=(1,), progress: bool = True, command: str = "") -> int:
     """Refine the open rows of ``out/least_catalogue_NAME.json``; the exit status."""
     from circuits.analysis.synthesis.refine import refine_row
     from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
@@ -201,7 +202,7 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
     rows = rec["rows"]
     refs = parse_cube_records(cube_records, rows)
     chosen = _chosen(rows, only, refs, direct)
-    opts = _options(time_limit, cubes, solver, push)
+    opts = _options(time_limit, cubes, solver, push, witness_weights)
     rec.setdefault("base", {"command": f"depthsep least-circuit --catalogue {name} "
                                        f"--time-limit {rec['time_limit']:g} --workers 1",
                             "time_limit": rec["time_limit"], "seconds": rec.get("seconds")})
@@ -235,7 +236,7 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
                          time_limit=time_limit, num_workers=workers, cubes=cubes,
                          processes=processes, state_dir=state_dir if cubes else None,
                          solver=solver, reference=refs.get(r["name"]), push=push,
-                         progress=progress)
+                         witness_weights=witness_weights, progress=progress)
         rows[i] = _refined_row(r, res, opts=opts, command=command, ref=refs.get(r["name"]),
                                seconds=time.perf_counter() - t0, workers=workers)
         done.append(r["name"])

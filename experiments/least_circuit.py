@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--confirm-only", action="store_true",
                    help="with --refine: only confirm each row's lower bound with the second "
                         "solver (no search for smaller circuits or higher bounds)")
+    p.add_argument("--witness-weights", default="1", metavar="W,...",
+                   help="with --refine: before each complete decision, look for a circuit with "
+                        "every |weight| <= W for each W (only a found circuit counts); '' for "
+                        "none; default 1")
     p.add_argument("--refine-direct", action="store_true",
                    help="with --refine: refine the column with input-to-top wires instead (its "
                         "undecided rows and those whose refutations the second solver has not "
@@ -219,6 +223,17 @@ def main(argv=None) -> int:
     return _save(record, out, 0 if r.circuit is not None else EXIT_FAILED)
 
 
+def _weights(parser, text: str) -> "tuple[int, ...]":
+    try:
+        ws = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        ws = (0,)
+    if any(w < 1 for w in ws):
+        parser.error(f"--witness-weights {text!r}: expected a comma list of positive integers "
+                     f"(e.g. 1,2) or '' for none")
+    return ws
+
+
 def _refine(parser, args, out, argv) -> int:
     import shlex
 
@@ -235,6 +250,7 @@ def _refine(parser, args, out, argv) -> int:
                           only=only, cubes=args.cubes, processes=args.processes,
                           solver=args.sat_solver, cube_records=args.cube_record,
                           push=not args.confirm_only, direct=args.refine_direct,
+                          witness_weights=_weights(parser, args.witness_weights),
                           progress=not args.no_progress,
                           command=command)
     except DepthsepError as exc:
