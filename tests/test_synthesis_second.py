@@ -186,5 +186,6 @@ def test_solvers_agree_with_direct_wires():
     assert decide_depth2_sat(parity(4), 1, direct=True)["status"] == "infeasible"
     r = least_depth2(parity(5), direct=True, time_limit=30, num_workers=1)
     assert r.size == 2 and r.refutations_confirmed
+    assert r.claims[0].second["verdict"] == "confirmed"          # s = 1 refuted by both
     with pytest.raises(InvalidArgumentError, match="fan-in"):
         decide_depth2_sat(parity(6), 3, direct=True)
