@@ -217,3 +217,19 @@ def test_refine_direct_column_checks_its_refutations(tmp_path):
     assert [(c["size"], c["status"], c["second"]) for c in d["claims"]] == [
         (1, "infeasible", "confirmed"), (2, "feasible", None)]
     assert after["rows"][1] == rows[1] and after["direct_unconfirmed"] == []
+
+
+def test_planted_false_bound_is_reported_as_a_disagreement(tmp_path, sym3_rows):
+    """A record claiming CP-SAT refuted 2 gates for majority (planted: it needs 1): the second
+    solver finds a verified 2-gate circuit, the row names the disagreement and trusts no bound."""
+    rows = json.loads(json.dumps(sym3_rows))
+    maj = next(r for r in rows if r["name"] == "SYM3[0011]")
+    maj.update(size=None, lower=3, upper=None, refutations_confirmed=False, weight=None)
+    _publish(tmp_path, rows, open_parity=False)
+    assert main(["--catalogue", "sym5", "--refine", "--only", "SYM3[0011]", "--time-limit", "20",
+                 "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    rec = _read(tmp_path)
+    r = next(r for r in rec["rows"] if r["name"] == "SYM3[0011]")
+    assert r["disagreements"] == [2] and rec["disagreements"] == ["SYM3[0011]"]
+    assert r["lower"] == 1 and r["upper"] == 2 and r["size"] is None
+    assert r["refine"][-1]["steps"][0]["status"] == "feasible"
