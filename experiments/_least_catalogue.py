@@ -158,8 +158,12 @@ def _figure(rows, name: str, path: Path) -> None:
         off = bw if has3 else bw / 2
         ax.bar([x - off for x in xs], plain, bw, color=target_colour("parity"),
                label="THR∘THR, least hidden size (proved)")
+        ds = [r["direct"] for r in rows if r.get("direct")]
+        checked = all(d.get("refutations_confirmed") for d in ds if (d.get("lower") or 1) > 1)
+        open_d = sum(1 for d in ds if d.get("size") is None)
         ax.bar([x + (0 if has3 else off) for x in xs], direct, bw, color=target_colour("maj"),
-               label="with input-to-top wires (CP-SAT alone)")
+               label=f"with input-to-top wires ({'proved' if checked else 'CP-SAT alone'}"
+                     f"{f'; {open_d} undecided, not drawn' if open_d else ''})")
         if has3:
             ax.bar([x + off for x in xs], first, bw, fill=False,
                    edgecolor=target_colour("parity"), linestyle=depth_linestyle(3),
