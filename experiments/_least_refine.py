@@ -72,7 +72,7 @@ def parse_cube_records(specs, rows) -> "dict[str, dict]":
     return refs
 
 
-def _chosen(rows, only, refs, direct=False) -> "list[str]":
+def _chosen(rows, only, refs, direct=False, depth3=False) -> "list[str]":
     names = [r["name"] for r in rows]
     if only:
         bad = [x for x in only if x not in names]
@@ -82,6 +82,8 @@ def _chosen(rows, only, refs, direct=False) -> "list[str]":
         return list(only)
     if direct:
         return [r["name"] for r in rows if _direct_open(r)]
+    if depth3:
+        return [r["name"] for r in rows if not (r.get("depth3") or {}).get("decided")]
     return [r["name"] for r in rows if r["size"] is None or r["name"] in refs
             or (r["lower"] > 1 and not r["refutations_confirmed"])]
 
@@ -167,6 +169,40 @@ def _refine_direct(rows, chosen, opts, *, command, workers, save, progress) -> l
     return done
 
 
+def _refine_depth3(rows, chosen, opts, *, command, workers, save, progress) -> list:
+    """The THR o THR o THR columns (least first layer, second layer, total; CP-SAT) of the
+    chosen rows (default: every settled row without them)."""
+    import numpy as np
+
+    from circuits.analysis.synthesis.catalogue import _depth3_row
+
+    done = []
+    for i, r in enumerate(rows):
+        if r["name"] not in chosen or r["size"] is None:
+            continue
+        old = r.get("depth3") or {}
+        if old.get("decided") and not opts["only"]:
+            continue
+        if old and (old.get("refine") or {}).get("time_limit") == opts["time_limit"] \
+                and not opts["only"]:
+            continue                          # tried with this budget by a killed run
+        t = np.array([int(c) for c in r["table"]], dtype=np.uint8)
+        if progress:
+            print(f"refine {r['name']} (depth 3, depth-2 size {r['size']})", file=sys.stderr,
+                  flush=True)
+        t0 = time.perf_counter()
+        d3 = _depth3_row(t, r["size"], opts["time_limit"], workers)
+        d3["refine"] = {**opts, "command": command,
+                        "seconds": round(time.perf_counter() - t0, 2)}
+        rows[i] = {**r, "depth3": d3}
+        done.append(r["name"])
+        save()
+        print(f"  {r['name']:<16} THR∘THR∘THR first layer {d3['first']}, total {d3['total']} "
+              f"({'decided' if d3['decided'] else 'undecided'}; "
+              f"{time.perf_counter() - t0:.1f} s)", flush=True)
+    return done
+
+
 def _summary(rec: dict) -> None:
     rows = rec["rows"]
     from experiments._least_catalogue import _upper
@@ -180,6 +216,10 @@ def _summary(rec: dict) -> None:
     rec["disagreements"] = [r["name"] for r in rows if r["disagreements"]]
     rec["unconfirmed"] = [r["name"] for r in rows if r.get("lower_cp_sat", r["lower"]) > 1
                           and not r["refutations_confirmed"]]
+    if any(r.get("depth3") for r in rows):
+        from experiments._least_catalogue import _depth3_summary
+
+        rec["depth3"] = _depth3_summary(rows)
     if any(r.get("direct") for r in rows):
         rec["direct_undecided"] = [r["name"] for r in rows
                                    if r.get("direct") and r["direct"]["size"] is None]
@@ -191,6 +231,7 @@ def _summary(rec: dict) -> None:
 def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=None,
                cubes: bool = False, processes: int = 1, solver: "str | None" = None,
                cube_records=None, push: bool = True, direct: bool = False,
+               depth3: bool = False,
                witness_weights=(1,), progress: bool = True, command: str = "") -> int:
     """Refine the open rows of ``out/least_catalogue_NAME.json``; the exit status."""
     from circuits.analysis.synthesis.refine import refine_row
@@ -201,7 +242,7 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
     path, rec = _load(name, out)
     rows = rec["rows"]
     refs = parse_cube_records(cube_records, rows)
-    chosen = _chosen(rows, only, refs, direct)
+    chosen = _chosen(rows, only, refs, direct, depth3)
     opts = _options(time_limit, cubes, solver, push, witness_weights)
     rec.setdefault("base", {"command": f"depthsep least-circuit --catalogue {name} "
                                        f"--time-limit {rec['time_limit']:g} --workers 1",
@@ -217,7 +258,11 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
         opts = {"column": "direct", "time_limit": float(time_limit), "only": bool(only)}
         done = _refine_direct(rows, chosen, opts, command=command, workers=workers, save=save,
                               progress=progress)
-    for i, r in enumerate(rows if not direct else ()):
+    if depth3:
+        opts = {"column": "depth3", "time_limit": float(time_limit), "only": bool(only)}
+        done = _refine_depth3(rows, chosen, opts, command=command, workers=workers, save=save,
+                              progress=progress)
+    for i, r in enumerate(rows if not (direct or depth3) else ()):
         if r["name"] not in chosen:
             continue
         prev = (_history(r) or [{}])[-1]
@@ -254,6 +299,10 @@ def run_refine(name: str, out: Path, *, time_limit: float, workers: int, only=No
           + ", ".join(f"{k}: {v}" for k, v in sorted(rec["size_counts"].items())))
     print(f"  undecided: {len(rec['undecided'])}; lower bounds not confirmed by the second "
           f"solver: {len(rec['unconfirmed'])}; solver disagreements: {len(rec['disagreements'])}")
+    if depth3 and rec.get("depth3"):
+        d = rec["depth3"]
+        print(f"  THR∘THR∘THR (CP-SAT): classes per least first layer {d['first']}; per least "
+              f"total {d['total']}; undecided {len(d['undecided'])}")
     if "direct_undecided" in rec:
         print(f"  with direct wires: undecided {len(rec['direct_undecided'])}, lower bounds not "
               f"confirmed by the second solver {len(rec['direct_unconfirmed'])}")

@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --refine: before each complete decision, look for a circuit with "
                         "every |weight| <= W for each W (only a found circuit counts); '' for "
                         "none; default 1")
+    p.add_argument("--refine-depth3", action="store_true",
+                   help="with --refine: add or refine the THR∘THR∘THR columns (least first layer, "
+                        "second layer, total; CP-SAT alone) of the settled rows")
     p.add_argument("--refine-direct", action="store_true",
                    help="with --refine: refine the column with input-to-top wires instead (its "
                         "undecided rows and those whose refutations the second solver has not "
@@ -170,9 +173,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
     if (args.only or args.cube_record or args.sat_solver or args.confirm_only
-            or args.refine_direct) and not args.refine:
-        parser.error("--only, --cube-record, --sat-solver, --confirm-only and --refine-direct "
-                     "need --refine")
+            or args.refine_direct or args.refine_depth3) and not args.refine:
+        parser.error("--only, --cube-record, --sat-solver, --confirm-only, --refine-direct and "
+                     "--refine-depth3 need --refine")
+    if args.refine_direct and args.refine_depth3:
+        parser.error("--refine-direct and --refine-depth3 refine one column each: pass one")
     if args.refine:
         return _refine(parser, args, out, argv)
     if args.catalogue is not None:
@@ -250,6 +255,7 @@ def _refine(parser, args, out, argv) -> int:
                           only=only, cubes=args.cubes, processes=args.processes,
                           solver=args.sat_solver, cube_records=args.cube_record,
                           push=not args.confirm_only, direct=args.refine_direct,
+                          depth3=args.refine_depth3,
                           witness_weights=_weights(parser, args.witness_weights),
                           progress=not args.no_progress,
                           command=command)

@@ -233,3 +233,24 @@ def test_planted_false_bound_is_reported_as_a_disagreement(tmp_path, sym3_rows):
     assert r["disagreements"] == [2] and rec["disagreements"] == ["SYM3[0011]"]
     assert r["lower"] == 1 and r["upper"] == 2 and r["size"] is None
     assert r["refine"][-1]["steps"][0]["status"] == "feasible"
+
+
+def test_refine_depth3_adds_the_columns(tmp_path, sym3_rows):
+    """--refine-depth3 adds the THR o THR o THR columns to every settled row (checked against
+    the enumerator twin at 3 inputs); nothing else of a row changes."""
+    before = _publish(tmp_path, sym3_rows, open_parity=False)
+    assert main(["--catalogue", "sym5", "--refine", "--refine-depth3", "--time-limit", "20",
+                 "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    after = _read(tmp_path)
+    for a, b in zip(after["rows"], before["rows"]):
+        d = a.pop("depth3")
+        b.pop("depth3")
+        assert a == b
+        assert d["decided"] and d["enumerator_agrees"] and d["refine"]["column"] == "depth3"
+        assert d["first"] <= a["size"] and d["total"] <= a["size"] + 1
+    par = next(r for r in after["rows"] if r["name"] == PAR3)
+    assert after["depth3"]["undecided"] == [] and after["depth3"]["enumerator_disagreements"] == []
+    assert par["size"] == 3
+    with pytest.raises(SystemExit):
+        main(["--catalogue", "sym5", "--refine", "--refine-depth3", "--refine-direct",
+              "--out", str(tmp_path)])
