@@ -159,11 +159,13 @@ def _figure(rows, name: str, path: Path) -> None:
         ax.bar([x - off for x in xs], plain, bw, color=target_colour("parity"),
                label="THR∘THR, least hidden size (proved)")
         ds = [r["direct"] for r in rows if r.get("direct")]
-        checked = all(d.get("refutations_confirmed") for d in ds if (d.get("lower") or 1) > 1)
+        alone = sum(1 for d in ds if (d.get("lower") or 1) > 1
+                    and not d.get("refutations_confirmed"))
         open_d = sum(1 for d in ds if d.get("size") is None)
+        how = "proved" + (f"; {alone} by CP-SAT alone" if alone else "") + \
+            (f"; {open_d} undecided, not drawn" if open_d else "")
         ax.bar([x + (0 if has3 else off) for x in xs], direct, bw, color=target_colour("maj"),
-               label=f"with input-to-top wires ({'proved' if checked else 'CP-SAT alone'}"
-                     f"{f'; {open_d} undecided, not drawn' if open_d else ''})")
+               label=f"with input-to-top wires ({how})")
         if has3:
             ax.bar([x + off for x in xs], first, bw, fill=False,
                    edgecolor=target_colour("parity"), linestyle=depth_linestyle(3),
