@@ -254,3 +254,34 @@ def test_refine_depth3_adds_the_columns(tmp_path, sym3_rows):
     with pytest.raises(SystemExit):
         main(["--catalogue", "sym5", "--refine", "--refine-depth3", "--refine-direct",
               "--out", str(tmp_path)])
+
+
+def test_a_killed_refine_keeps_the_rows_it_finished(tmp_path, sym3_rows, monkeypatch):
+    """Interrupted on its second row, the record on disk holds the first row refined and the
+    second as published; the rerun refines only the second."""
+    from circuits.analysis.synthesis import refine
+
+    rows = json.loads(json.dumps(sym3_rows))
+    for r in rows:
+        if r["name"] in ("SYM3[0001]", PAR3):
+            r.update(size=None, lower=1, upper=None, weight=None)
+    _publish(tmp_path, rows, open_parity=False)
+    real, calls = refine.refine_row, []
+
+    def interrupted(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+    monkeypatch.setattr(refine, "refine_row", interrupted)
+    args = ["--catalogue", "sym5", "--refine", "--time-limit", "20", "--workers", "1",
+            "--out", str(tmp_path), "--no-progress"]
+    with pytest.raises(KeyboardInterrupt):
+        main(args)
+    got = {r["name"]: r for r in _read(tmp_path)["rows"]}
+    assert got["SYM3[0001]"]["size"] == 1 and "refine" in got["SYM3[0001]"]
+    assert got[PAR3]["size"] is None and "refine" not in got[PAR3]
+    monkeypatch.setattr(refine, "refine_row", real)
+    assert main(args) == 0
+    rec = _read(tmp_path)
+    assert rec["refinements"][-1]["rows"] == [PAR3] and rec["undecided"] == []
