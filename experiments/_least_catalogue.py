@@ -152,18 +152,27 @@ def _figure(rows, name: str, path: Path) -> None:
     direct = [sum(1 for r in rows if (r["direct"] or {}).get("size") == s) for s in xs]
     first = [sum(1 for r in rows if (r.get("depth3") or {}).get("first") == s) for s in xs]
     has3 = any(r.get("depth3") for r in rows)
+    open3 = sum(1 for r in rows if r.get("depth3") and r["depth3"].get("first") is None)
     bw = 0.27 if has3 else 0.4
     with pyplot() as plt:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
         off = bw if has3 else bw / 2
         ax.bar([x - off for x in xs], plain, bw, color=target_colour("parity"),
                label="THR∘THR, least hidden size (proved)")
+        ds = [r["direct"] for r in rows if r.get("direct")]
+        alone = sum(1 for d in ds if (d.get("lower") or 1) > 1
+                    and not d.get("refutations_confirmed"))
+        open_d = sum(1 for d in ds if d.get("size") is None)
+        how = "proved" + (f"; {alone} by CP-SAT alone" if alone else "") + \
+            (f"; {open_d} undecided, not drawn" if open_d else "")
         ax.bar([x + (0 if has3 else off) for x in xs], direct, bw, color=target_colour("maj"),
-               label="with input-to-top wires (proved)")
+               label=f"with input-to-top wires ({how})")
         if has3:
-            ax.bar([x + off for x in xs], first, bw, fill=False,
+            ax.bar([x + off for x, c in zip(xs, first) if c], [c for c in first if c], bw,
+                   fill=False,
                    edgecolor=target_colour("parity"), linestyle=depth_linestyle(3),
-                   linewidth=1.2, label="THR∘THR∘THR, least first layer (CP-SAT)")
+                   linewidth=1.2, label="THR∘THR∘THR, least first layer (CP-SAT"
+                   + (f"; {open3} undecided, not drawn)" if open3 else ")"))
         groups: "dict[tuple, int]" = {}
         for r in rows:
             if r["size"] is None:

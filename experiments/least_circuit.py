@@ -13,6 +13,7 @@ Examples::
     depthsep least-circuit --function table --table f.npy --max-weight 1
     depthsep least-circuit --function parity --n 6 --cubes --processes 2 --state cubes.json
     depthsep least-circuit --catalogue npn4 --time-limit 20
+    depthsep least-circuit --catalogue sym6 --refine --time-limit 120 --out docs/figures
 """
 
 from __future__ import annotations
@@ -85,6 +86,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of one function: every NPN class of 4-input functions (npn4) or "
                         "the symmetric functions of 5 / 6 inputs; writes least_catalogue_NAME.json "
                         "and .png")
+    p.add_argument("--refine", action="store_true",
+                   help="with --catalogue: read least_catalogue_NAME.json in --out and rerun only "
+                        "its undecided rows and those whose lower bound the second solver has not "
+                        "confirmed (or the --only rows) with this --time-limit (per cube with "
+                        "--cubes); settled rows are kept as they are")
+    p.add_argument("--only", default=None, metavar="NAME,...",
+                   help="with --refine: rerun exactly these rows (names as in the record)")
+    p.add_argument("--cube-record", action="append", default=None, metavar="CP,SAT[,SAT...]",
+                   help="with --refine: take a row's refutation from cube records (the CP-SAT "
+                        "state file, then the second solver's state files or a folder of them), "
+                        "validated on load; repeatable")
+    p.add_argument("--confirm-only", action="store_true",
+                   help="with --refine: only confirm each row's lower bound with the second "
+                        "solver (no search for smaller circuits or higher bounds)")
+    p.add_argument("--witness-weights", default="1", metavar="W,...",
+                   help="with --refine: before each complete decision, look for a circuit with "
+                        "every |weight| <= W for each W (only a found circuit counts); '' for "
+                        "none; default 1")
+    p.add_argument("--refine-depth3", action="store_true",
+                   help="with --refine: add or refine the THR∘THR∘THR columns (least first layer, "
+                        "second layer, total; CP-SAT alone) of the settled rows")
+    p.add_argument("--refine-direct", action="store_true",
+                   help="with --refine: refine the column with input-to-top wires instead (its "
+                        "undecided rows and those whose refutations the second solver has not "
+                        "checked, decided again with every refutation checked)")
+    p.add_argument("--sat-solver", default=None, metavar="NAME",
+                   help="with --refine --cubes: the python-sat solver of the second solver's cube "
+                        "split (default cadical195; e.g. kissat404)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     return p
 
@@ -143,6 +172,14 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = check_output_dir(parser, args.out)
+    if (args.only or args.cube_record or args.sat_solver or args.confirm_only
+            or args.refine_direct or args.refine_depth3) and not args.refine:
+        parser.error("--only, --cube-record, --sat-solver, --confirm-only, --refine-direct and "
+                     "--refine-depth3 need --refine")
+    if args.refine_direct and args.refine_depth3:
+        parser.error("--refine-direct and --refine-depth3 refine one column each: pass one")
+    if args.refine:
+        return _refine(parser, args, out, argv)
     if args.catalogue is not None:
         from experiments._least_catalogue import run_catalogue
 
@@ -189,6 +226,42 @@ def main(argv=None) -> int:
     record = {"format": FORMAT, "version": VERSION, "function": name,
               "table": [int(v) for v in f], **r.as_dict(), "weight_bounds": bounds}
     return _save(record, out, 0 if r.circuit is not None else EXIT_FAILED)
+
+
+def _weights(parser, text: str) -> "tuple[int, ...]":
+    try:
+        ws = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        ws = (0,)
+    if any(w < 1 for w in ws):
+        parser.error(f"--witness-weights {text!r}: expected a comma list of positive integers "
+                     f"(e.g. 1,2) or '' for none")
+    return ws
+
+
+def _refine(parser, args, out, argv) -> int:
+    import shlex
+
+    from circuits.utils.errors import DepthsepError
+    from experiments._least_refine import run_refine
+
+    if args.catalogue is None:
+        parser.error("--refine needs --catalogue NAME (the catalogue whose record to refine)")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = "depthsep least-circuit " + " ".join(shlex.quote(a) for a in argv)
+    only = [x for x in args.only.split(",") if x] if args.only else None
+    try:
+        return run_refine(args.catalogue, out, time_limit=args.time_limit, workers=args.workers,
+                          only=only, cubes=args.cubes, processes=args.processes,
+                          solver=args.sat_solver, cube_records=args.cube_record,
+                          push=not args.confirm_only, direct=args.refine_direct,
+                          depth3=args.refine_depth3,
+                          witness_weights=_weights(parser, args.witness_weights),
+                          progress=not args.no_progress,
+                          command=command)
+    except DepthsepError as exc:
+        parser.error(str(exc))            # exits (status 2)
+        raise                             # unreachable: parser.error does not return
 
 
 def _weight_bounds(n_inputs: int, sizes) -> list:

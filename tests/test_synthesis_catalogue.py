@@ -38,6 +38,10 @@ def test_catalogue_matches_the_enumerator_on_every_npn_class_of_three_inputs():
         assert row["refutations_confirmed"] and not row["disagreements"]
         assert row["weight"]["decided"] and 1 <= row["weight"]["least_weight"] <= 2
         assert row["direct"]["size"] <= row["size"]
+        # the direct-wire refutations are checked by the second solver too
+        d = row["direct"]
+        assert d["refutations_confirmed"]
+        assert all(c["second"] == "confirmed" for c in d["claims"] if c["status"] == "infeasible")
     assert max(r["size"] for r in rows) == 3 == rows[[n for n, _ in funcs].index(
         next(n for n, t in funcs if np.array_equal(t, parity(3))
              or np.array_equal(t, 1 - parity(3))))]["size"]

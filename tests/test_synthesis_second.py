@@ -15,6 +15,7 @@ from circuits.analysis.synthesis.second import (decide_depth2_sat,          # no
 from circuits.analysis.threshold_search import _codes_to_tables             # noqa: E402
 from circuits.functions import inner_product_mod2, majority, parity        # noqa: E402
 from circuits.simulate import truth_table                                   # noqa: E402
+from circuits.utils.errors import InvalidArgumentError                      # noqa: E402
 
 
 def test_bitvector_arithmetic_matches_integers():
@@ -168,3 +169,23 @@ def test_no_child_process_falls_back_to_an_interruptible_solver(monkeypatch):
     assert r["status"] == "infeasible" and r["solver"] == "python-sat glucose4"
     assert second.decide_depth2_sat(parity(3), 3, time_limit=20)["status"] == "feasible"
     assert second.decide_depth2_sat(parity(5), 4, time_limit=0.5)["status"] == "unknown"
+
+
+def test_solvers_agree_with_direct_wires():
+    """Input-to-top wires in both encodings: the same status at both sides of each least size,
+    every SAT witness re-verified (and checked here against the table)."""
+    rng = np.random.default_rng(29)
+    for f, sizes in [(parity(4), (1, 2)), (parity(5), (1, 2)), (inner_product_mod2(2), (1,)),
+                     (rng.integers(0, 2, 16, dtype=np.uint8), (1, 2))]:
+        for s in sizes:
+            cp, _ = decide_depth2(f, s, direct=True, time_limit=30, num_workers=1)
+            sat = decide_depth2_sat(f, s, direct=True, time_limit=30)
+            assert cp.status == sat["status"] != "unknown", (s, cp.status, sat["status"])
+            if sat["circuit"] is not None:
+                assert np.array_equal(truth_table(sat["circuit"]), f)
+    assert decide_depth2_sat(parity(4), 1, direct=True)["status"] == "infeasible"
+    r = least_depth2(parity(5), direct=True, time_limit=30, num_workers=1)
+    assert r.size == 2 and r.refutations_confirmed
+    assert r.claims[0].second["verdict"] == "confirmed"          # s = 1 refuted by both
+    with pytest.raises(InvalidArgumentError, match="fan-in"):
+        decide_depth2_sat(parity(6), 3, direct=True)

@@ -62,7 +62,8 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     confirm : bool or float
         Check every infeasibility claim with the second solver
         (:func:`~circuits.analysis.synthesis.second.decide_depth2_sat`, a different encoding
-        and a CDCL solver) for ``time_limit`` seconds (a number: that many seconds; False: off).
+        and a CDCL solver) for ``time_limit`` seconds (a number: that many seconds; False: off);
+        with direct wires where the top gate's fan-in s + N is at most 8.
         A disagreement is recorded in ``disagreements`` and named by the summary; when the
         second solver found a circuit (re-verified on the whole cube) it settles s.
     cubes : dict, optional
@@ -122,8 +123,9 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
             print(f"least_depth2 N={n} s={s}: {claim.status} in {claim.wall_s:.2f} s "
                   f"(|w_hidden| <= {claim.hidden_weight}, |w_top| <= {claim.top_weight})",
                   file=sys.stderr, flush=True)
-        if claim.status == "infeasible" and confirm and not direct and claim.size <= 8:
-            claim, sat_circ = _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve)
+        if claim.status == "infeasible" and confirm and claim.size + (n if direct else 0) <= 8:
+            claim, sat_circ = _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve,
+                                       direct)
             res.claims[-1] = claim
             if progress:
                 print(f"least_depth2 N={n} s={s}: second solver ({claim.second['solver']}): "
@@ -150,12 +152,13 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     return res
 
 
-def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve):
+def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve, direct=False):
     """The claim with the second solver's opinion attached, and its witness (or None)."""
     from circuits.analysis.synthesis.second import second_opinion
 
     seconds = time_limit if confirm is True else float(confirm)
-    op = second_opinion(t, claim, time_limit=seconds, max_weight=max_weight, _solve=_sat_solve)
+    op = second_opinion(t, claim, time_limit=seconds, max_weight=max_weight, direct=direct,
+                        _solve=_sat_solve)
     rec = {k: op[k] for k in ("verdict", "status", "solver", "version", "wall_s", "clauses")}
     return dataclasses.replace(claim, second=rec), op["circuit"]
 

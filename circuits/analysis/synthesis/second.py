@@ -121,21 +121,27 @@ def _hidden_layer(c, n: int, s: int, w_h: int, tb: int, B: int):
     return W, T, H
 
 
-def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
-    """The CNF of "s hidden gates compute t"; returns (cnf, W, T, V, TT) as bit vectors."""
+def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool,
+            direct: bool = False):
+    """The CNF of "s hidden gates compute t" (with direct wires: the top gate also reads the
+    inputs with weights U in [-w_t, w_t]); returns (cnf, W, T, V, TT, U) as bit vectors."""
     c = CNF()
     Z = points(n).astype(bool)
     K = Z.shape[0]
     tb = n * w_h + 1
-    top_b = s * w_t + 1
+    top_b = (s + (n if direct else 0)) * w_t + 1
     B = width_for(max(2 * tb + 1, 2 * top_b + 1))
     W, T, H = _hidden_layer(c, n, s, w_h, tb, B)
     V = [c.variable(0, w_t, B) for _ in range(s)]
+    U = [c.variable(-w_t, w_t, B) for _ in range(n)] if direct else []
     TT = c.variable(-top_b, top_b, B)
     for k in range(K):
         acc = c.constant(0, B)
         for j in range(s):
             acc = c.plus(acc, c.mask(V[j], H[j][k]))
+        for i in range(n if direct else 0):
+            if Z[k, i]:                                  # the input's weight, where z_i = 1
+                acc = c.plus(acc, U[i])
         if t[k]:
             c.force(c.geq(acc, TT))
         else:
@@ -149,12 +155,12 @@ def _encode(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, order: bool):
                 c.add([-eq, a, b, nxt])
                 c.add([-eq, -a, -b, nxt])
                 eq = nxt
-    return c, W, T, V, TT
+    return c, W, T, V, TT, U
 
 
 def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None,
                       order: bool = True, time_limit: float = 60.0, solver: str = SECOND_SOLVER,
-                      _solve=None) -> dict:
+                      direct: bool = False, _solve=None) -> dict:
     """Decide "a THR o THR circuit with ``size`` hidden gates computes f" with a SAT solver.
 
     Parameters
@@ -172,6 +178,9 @@ def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None
         Seconds before the solver is interrupted ("unknown").
     solver : str
         A python-sat solver name (default CaDiCaL 1.9.5).
+    direct : bool
+        Allow input-to-top wires (the top gate has fan-in s + N; its weight bound is complete
+        for s + N <= 8).  Complementing a hidden gate keeps ``v_j >= 0`` sound with them.
     _solve : callable, optional
         Test hook ``(sat_solver) -> True / False / None`` replacing the solve call.
 
@@ -189,14 +198,19 @@ def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None
     if not time_limit > 0:
         raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
     Solver, version = _pysat()
+    fan_top = s + (n if direct else 0)
+    if fan_top >= len(MAX_TOTAL_WEIGHT):
+        raise InvalidArgumentError(f"size {s} with direct wires gives the top gate fan-in "
+                                   f"{fan_top}; the complete weight bounds reach fan-in "
+                                   f"{len(MAX_TOTAL_WEIGHT) - 1}: pass a smaller size")
     bh, _ = weight_bound(n)
-    bt, _ = weight_bound(s)
+    bt, _ = weight_bound(fan_top)
     complete = True
     if max_weight is not None:
         complete = int(max_weight) >= max(bh, bt)
         bh, bt = min(bh, int(max_weight)), min(bt, int(max_weight))
     t0 = time.perf_counter()
-    cnf, W, T, V, TT = _encode(t, n, s, bh, bt, order)
+    cnf, W, T, V, TT, U = _encode(t, n, s, bh, bt, order, direct)
     if _solve is not None:
         sat = Solver(name=solver, bootstrap_with=cnf.clauses)
         try:
@@ -213,10 +227,15 @@ def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None
         def val(bits):
             return cnf.value(bits, model)
 
-        hidden = ThresholdLayer(np.array([[val(w) for w in row] for row in W], dtype=np.int64),
-                                np.array([val(x) for x in T], dtype=np.int64))
-        top = ThresholdLayer(np.array([[val(x) for x in V]], dtype=np.int64),
-                             np.array([val(TT)], dtype=np.int64))
+        hw = np.array([[val(w) for w in row] for row in W], dtype=np.int64).reshape(s, n)
+        ht = np.array([val(x) for x in T], dtype=np.int64)
+        v = [val(x) for x in V]
+        if direct:          # inputs pass through identity gates [z_i >= 1] to the top gate
+            hw = np.concatenate([hw, np.eye(n, dtype=np.int64)])
+            ht = np.concatenate([ht, np.ones(n, dtype=np.int64)])
+            v += [val(x) for x in U]
+        hidden = ThresholdLayer(hw, ht)
+        top = ThresholdLayer(np.array([v], dtype=np.int64), np.array([val(TT)], dtype=np.int64))
         circ = ThresholdCircuit((hidden, top))
         verify_witness(circ, t)
     return {"status": status, "solver": f"python-sat {solver}", "version": version,
@@ -225,7 +244,7 @@ def decide_depth2_sat(truth_table, size: int, *, max_weight: "int | None" = None
 
 
 def second_opinion(truth_table, claim, *, time_limit: float = 60.0, max_weight=None,
-                   _solve=None) -> dict:
+                   direct: bool = False, _solve=None) -> dict:
     """Check a CP-SAT :class:`~circuits.analysis.synthesis.records.SizeClaim` with the SAT solver.
 
     Returns ``verdict``: "confirmed" (same status), "disagrees" (the other status; ``circuit``
@@ -233,7 +252,7 @@ def second_opinion(truth_table, claim, *, time_limit: float = 60.0, max_weight=N
     out of time), with the SAT run's record.
     """
     r = decide_depth2_sat(truth_table, claim.size, max_weight=max_weight,
-                          time_limit=time_limit, _solve=_solve)
+                          time_limit=time_limit, direct=direct, _solve=_solve)
     if r["status"] == "unknown" or claim.status == "unknown":
         verdict = "unknown"
     elif r["status"] == claim.status:
