@@ -236,20 +236,16 @@ def _child_main(argv, root=None) -> int:
     source = _codegen.cache_dir() / f"_depthsep_fused_{key}.py"
     existed = os.path.lexists(source)
 
-    def compiled() -> bool:
-        name = f"_depthsep_fused_{key}."
-        return any(p.name.startswith(name) for p in _codegen._numba_files(_codegen.cache_dir()))
-
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         _codegen.load(key, src)
         _bits.fused_block()
     except (_Stopped, KeyboardInterrupt):
-        if not existed and not compiled():
+        if not existed and not _codegen.indexed(key):
             _unlink(source)
         os._exit(143)                    # the compiling thread may still run: no clean exit
     finally:
         signal.signal(signal.SIGTERM, previous)
     if _codegen._TEMP_DIR:               # the cache directory was not usable: nothing to share
         return 3
-    return 0 if compiled() else 4
+    return 0 if _codegen.indexed(key) else 4

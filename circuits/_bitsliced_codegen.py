@@ -339,11 +339,23 @@ def input_planes(circuit) -> int:
 
 
 def state(key: str) -> str:
-    """"loaded" (compiled in this process), "cached" (its source is in the cache directory, and
-    numba's cache then usually holds the machine code) or "absent"."""
+    """"loaded" (compiled in this process), "cached" (its source is in the cache directory and
+    numba's index of its machine code beside it: a load, not a compile) or "absent".  A source
+    without the index is "absent": a compile still running elsewhere (a child process of
+    ``circuits._background``), or machine code numba cannot use."""
     if key in _LOADED:
         return "loaded"
-    return "cached" if (cache_dir() / f"_depthsep_fused_{key}.py").exists() else "absent"
+    if not (cache_dir() / f"_depthsep_fused_{key}.py").exists():
+        return "absent"
+    return "cached" if indexed(key) else "absent"
+
+
+def indexed(key: str) -> bool:
+    """Whether numba's cache index of the kernel ``key`` is in the kernel cache (numba writes the
+    machine code first and the index last, each atomically)."""
+    name = f"_depthsep_fused_{key}."
+    return any(p.name.startswith(name) and p.name.endswith(".nbi")
+               for p in _numba_files(cache_dir()))
 
 
 def _remove(path) -> None:

@@ -279,3 +279,23 @@ def test_auto_mode_waits_for_the_calls_to_pay(caches, monkeypatch):
         assert bg.status(_key(circ)) is None
         c.count_ones(circ)
     assert bg.status(_key(circ)) == "running"
+
+
+def test_a_source_without_numbas_index_is_not_a_cached_kernel(caches, monkeypatch):
+    """While a child compiles, the kernel's source is in the cache but numba's index is not:
+    the state stays "absent" (a load there would compile in the foreground), so "auto" keeps
+    the kernel that needs no compile; with the index beside it the state is "cached"."""
+    circ = _circuit(48)
+    key = _key(circ)
+    src = cg.cache_dir() / f"_depthsep_fused_{key}.py"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_text(cg.source(circ, dispatch._fused_mask_bits(circ)))
+    assert cg.state(key) == "absent" and not cg.indexed(key)
+    monkeypatch.setattr(dispatch, "_BACKGROUND", "off")
+    assert c.kernel_plan(circ).kernel == "generic"
+    index_dir = _jit.cache_path_of(cg.cache_dir() / "x.py")
+    index_dir.mkdir(parents=True, exist_ok=True)
+    (index_dir / f"_depthsep_fused_{key}.data-1.py311.nbc").write_bytes(b"")
+    assert cg.state(key) == "absent"                     # machine code without the index
+    (index_dir / f"_depthsep_fused_{key}.data-1.py311.nbi").write_bytes(b"")
+    assert cg.state(key) == "cached" and cg.indexed(key)
