@@ -39,3 +39,22 @@ def circuit_table(layers, N):
 
 def layers_of(circuit):
     return [(layer.weights.tolist(), layer.thresholds.tolist()) for layer in circuit.layers]
+
+
+def circuit_table_int64(circuit):
+    """The truth table of ``circuit`` by plain integer matrix products, layer by layer (numpy
+    int64, for cubes too large for :func:`circuit_table`): the twin of the simulation kernels.
+    Exact: every input of a gate is 0 or 1, so |w . z| <= sum |w| < 2^62, checked in Python
+    ints before any product."""
+    import numpy as np
+
+    from circuits.hypercube import points
+
+    for layer in circuit.layers:
+        for row in layer.weights.tolist():
+            assert sum(abs(int(w)) for w in row) < 1 << 62, "int64 could overflow"
+    z = points(circuit.n_inputs).astype(np.int64)
+    for layer in circuit.layers:
+        z = (z @ np.asarray(layer.weights, dtype=np.int64).T
+             >= np.asarray(layer.thresholds, dtype=np.int64)).astype(np.int64)
+    return z[:, 0].astype(np.uint8)

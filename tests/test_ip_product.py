@@ -5,25 +5,16 @@ import numpy as np
 import pytest
 
 from circuits import inner_product_mod2, ip_depth2, parity_depth2, truth_table
-from circuits.hypercube import points
 from circuits.ip_product import (IP_BLOCKS, ip_block, ip_depth2_product,
                                  ip_depth2_product_size)
 from circuits.utils.errors import InvalidArgumentError
-
-
-def _naive(circuit) -> np.ndarray:
-    """Plain integer evaluation, gate by gate: the twin of the simulation kernel."""
-    z = points(circuit.n_inputs).astype(np.int64)
-    for layer in circuit.layers:
-        z = (z @ np.asarray(layer.weights, dtype=np.int64).T
-             >= np.asarray(layer.thresholds, dtype=np.int64)).astype(np.int64)
-    return z[:, 0].astype(np.uint8)
+from tests import naive
 
 
 @pytest.mark.parametrize("k", sorted(IP_BLOCKS))
 def test_stored_blocks_are_ip_k(k):
     c = ip_block(k)
-    assert np.array_equal(_naive(c), inner_product_mod2(k))
+    assert np.array_equal(naive.circuit_table_int64(c), inner_product_mod2(k))
     assert c.size == {1: 1, 2: 2, 3: 4}[k]
 
 
@@ -34,7 +25,7 @@ def test_product_computes_ip_on_the_whole_cube(n, k):
         pytest.skip("block larger than n")
     c = ip_depth2_product(n, k)
     kernel = truth_table(c)
-    assert np.array_equal(kernel, _naive(c))
+    assert np.array_equal(kernel, naive.circuit_table_int64(c))
     assert np.array_equal(kernel, inner_product_mod2(n))
     assert c.depth == 2
     assert c.size == ip_depth2_product_size(n, k, ip_block(k).size)

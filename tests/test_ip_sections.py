@@ -12,15 +12,7 @@ from circuits.hypercube import points
 from circuits.ip_sections import (IP_SECTION_BLOCKS, ip_depth2_sections,
                                   ip_depth2_sections_size, section_blocks)
 from circuits.utils.errors import InvalidArgumentError
-
-
-def _naive(circuit) -> np.ndarray:
-    """Plain integer evaluation, gate by gate: the twin of the simulation kernel."""
-    z = points(circuit.n_inputs).astype(np.int64)
-    for layer in circuit.layers:
-        z = (z @ np.asarray(layer.weights, dtype=np.int64).T
-             >= np.asarray(layer.thresholds, dtype=np.int64)).astype(np.int64)
-    return z[:, 0].astype(np.uint8)
+from tests import naive
 
 
 def _naive_ip(k: int) -> np.ndarray:
@@ -52,7 +44,7 @@ def test_a_non_cover_is_refused_by_the_check():
 def test_sections_compute_ip_on_the_whole_cube(n):
     c = ip_depth2_sections(n)
     kernel = truth_table(c)
-    assert np.array_equal(kernel, _naive(c))
+    assert np.array_equal(kernel, naive.circuit_table_int64(c))
     assert np.array_equal(kernel, inner_product_mod2(n))
     assert c.depth == 2
     assert c.size == ip_depth2_sections_size(n)
