@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state", type=Path, default=None,
                    help="resume file for the cubes (with --cubes): finished cubes are recorded "
                         "and skipped by a rerun; '{s}' in the name becomes the size")
+    p.add_argument("--restrict", type=int_in_range(0, 7), default=0, metavar="K",
+                   help="with --cubes: before each cube's own model, try f's restrictions fixing "
+                        "up to K inputs (one per orbit under f's symmetries, fewest inputs "
+                        "first); fixing inputs keeps the top gate, so a restriction without a "
+                        "circuit refutes the cube; default 0 (none)")
+    p.add_argument("--restrict-only", action="store_true",
+                   help="with --restrict: leave a cube unknown when no restriction refutes it "
+                        "(skip its own model, e.g. after an earlier run spent its time there)")
     p.add_argument("--confirm-time", type=real_in_range(0), default=None,
                    help="seconds the second solver (python-sat) gets to confirm each refutation; "
                         "default --time-limit")
@@ -165,7 +173,8 @@ def _cube_options(args) -> "dict | None":
     if state is not None and "{s}" not in state:
         state = str(args.state.with_name(args.state.stem + "_s{s}" + args.state.suffix))
     return {"processes": args.processes, "client": args.scheduler, "state": state,
-            "progress": not args.no_progress}
+            "progress": not args.no_progress, "restrict": args.restrict,
+            "whole": not args.restrict_only}
 
 
 def main(argv=None) -> int:
@@ -176,6 +185,10 @@ def main(argv=None) -> int:
             or args.refine_direct or args.refine_depth3) and not args.refine:
         parser.error("--only, --cube-record, --sat-solver, --confirm-only, --refine-direct and "
                      "--refine-depth3 need --refine")
+    if (args.restrict or args.restrict_only) and not args.cubes:
+        parser.error("--restrict and --restrict-only work on the cube split: add --cubes")
+    if args.restrict_only and not args.restrict:
+        parser.error("--restrict-only needs --restrict K (K >= 1)")
     if args.refine_direct and args.refine_depth3:
         parser.error("--refine-direct and --refine-depth3 refine one column each: pass one")
     if args.refine:

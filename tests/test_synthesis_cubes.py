@@ -73,8 +73,8 @@ def test_one_unknown_cube_makes_the_answer_unknown(tmp_path, monkeypatch):
 
     real = parallel._task
 
-    def flaky(table, g, time_limit, num_workers):
-        r = real(table, g, time_limit, num_workers)
+    def flaky(table, g, time_limit, num_workers, *rest):
+        r = real(table, g, time_limit, num_workers, *rest)
         return dict(r, status="unknown") if g == top_gate_cubes(2)[2].tolist() else r
     monkeypatch.setattr(parallel, "_task", flaky)
     state = tmp_path / "s.json"
@@ -83,6 +83,8 @@ def test_one_unknown_cube_makes_the_answer_unknown(tmp_path, monkeypatch):
     monkeypatch.undo()
     r = decide_by_cubes(parity(3), 2, state=state, progress=False)      # resumes the open cube
     assert r["status"] == "infeasible" and r["unknown"] == []
+    cube2 = json.loads(state.read_text())["cubes"]["2"]                 # the open run is kept
+    assert cube2["status"] == "infeasible" and cube2["earlier"][0]["status"] == "unknown"
 
 
 def test_dask_backend():

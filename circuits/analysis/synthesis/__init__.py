@@ -16,6 +16,8 @@
   (:func:`decide_slicing`: "k planes cut all edges but at most one", by either solver);
 - :mod:`~circuits.analysis.synthesis.second_cubes` — the cube split checked by the second
   solver, cube by cube;
+- :mod:`~circuits.analysis.synthesis.restrict` — cubes refuted on restrictions of f (fixed
+  inputs keep the top gate: :func:`~circuits.analysis.synthesis.restrict.solve_cube_restricted`);
 - :mod:`~circuits.analysis.synthesis.refine` — one least-size row pushed with both solvers
   (:func:`~circuits.analysis.synthesis.refine.refine_row`) and refutations taken from validated
   cube records (:func:`~circuits.analysis.synthesis.refine.cube_reference`);

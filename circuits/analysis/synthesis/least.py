@@ -69,8 +69,9 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     cubes : dict, optional
         Decide each s <= 6 by the cube split instead of the whole model
         (:func:`~circuits.analysis.synthesis.parallel.decide_by_cubes`; the dict holds its
-        options: ``processes``, ``client``, ``state`` -- a path with ``{s}`` for the size --
-        and ``progress``); ``time_limit`` is then per cube.
+        options: ``processes``, ``client``, ``state`` -- a path with ``{s}`` for the size --,
+        ``progress``, ``restrict`` and ``whole``); ``time_limit`` is then per cube (per
+        attempt with ``restrict``).
     _solve, _sat_solve : callable, optional
         Test hooks replacing the CP-SAT and the SAT solver calls.
 
@@ -124,8 +125,9 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                   f"(|w_hidden| <= {claim.hidden_weight}, |w_top| <= {claim.top_weight})",
                   file=sys.stderr, flush=True)
         if claim.status == "infeasible" and confirm and claim.size + (n if direct else 0) <= 8:
+            by_cubes = cubes is not None and s <= 6 and not direct and max_weight is None
             claim, sat_circ = _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve,
-                                       direct)
+                                       direct, cubes if by_cubes else None)
             res.claims[-1] = claim
             if progress:
                 print(f"least_depth2 N={n} s={s}: second solver ({claim.second['solver']}): "
@@ -152,37 +154,61 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
     return res
 
 
-def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve, direct=False):
+def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve, direct=False, cubes=None):
     """The claim with the second solver's opinion attached, and its witness (or None)."""
     from circuits.analysis.synthesis.second import second_opinion
 
     seconds = time_limit if confirm is True else float(confirm)
+    if cubes is not None:
+        return _confirm_cubes(t, claim, seconds, cubes)
     op = second_opinion(t, claim, time_limit=seconds, max_weight=max_weight, direct=direct,
                         _solve=_sat_solve)
     rec = {k: op[k] for k in ("verdict", "status", "solver", "version", "wall_s", "clauses")}
     return dataclasses.replace(claim, second=rec), op["circuit"]
 
 
+def _confirm_cubes(t, claim, seconds: float, opts: dict):
+    """A cube-split claim checked by the second solver cube by cube, with the same restrictions
+    (:func:`~circuits.analysis.synthesis.second_cubes.confirm_by_cubes`); its state file is the
+    CP-SAT one's with ``_sat`` added, so a rerun resumes it too."""
+    from pathlib import Path
+
+    from circuits.analysis.synthesis.records import circuit_from_layers
+    from circuits.analysis.synthesis.second import SECOND_SOLVER, _pysat
+    from circuits.analysis.synthesis.second_cubes import confirm_by_cubes
+
+    state = opts.get("state")
+    if state is not None:
+        p = Path(str(state).format(s=claim.size))
+        state = p.with_name(p.stem + "_sat" + p.suffix)
+    r = confirm_by_cubes(t, claim.size, time_limit=seconds, state=state,
+                         restrict=opts.get("restrict", 0), whole=opts.get("whole", True),
+                         progress=opts.get("progress", True))
+    verdict = ("unknown" if r["status"] == "unknown" else
+               "confirmed" if r["status"] == claim.status else "disagrees")
+    circ = None if r["witness"] is None else circuit_from_layers(r["witness"])
+    rec = {"verdict": verdict, "status": r["status"],
+           "solver": f"python-sat {SECOND_SOLVER}, cube split ({r['cubes']} top-gate classes)",
+           "version": _pysat()[1], "wall_s": r["cube_seconds"], "clauses": None}
+    return dataclasses.replace(claim, second=rec), circ
+
+
 def _decide_cubes(t, s: int, time_limit: float, num_workers: int, opts: dict):
     """One decision by the cube split, as a claim (top weights unbounded: 0) and a witness."""
-    import numpy as np
-
     from circuits.analysis.synthesis.parallel import decide_by_cubes
+    from circuits.analysis.synthesis.records import circuit_from_layers
     from circuits.analysis.synthesis.solver import SOLVER_NAME, _cp_model
     from circuits.analysis.synthesis.weights import weight_bound
-    from circuits.threshold import ThresholdCircuit, ThresholdLayer
 
     opts = dict(opts)
     if opts.get("state") is not None:
         opts["state"] = str(opts["state"]).format(s=s)
     r = decide_by_cubes(t, s, time_limit=time_limit, num_workers=num_workers, **opts)
     _, version = _cp_model()
-    claim = SizeClaim(s, r["status"], f"{SOLVER_NAME}, cube split ({r['cubes']} top-gate classes)",
+    how = f"cube split ({r['cubes']} top-gate classes"
+    if opts.get("restrict"):
+        how += f"; restrictions of f fixing up to {opts['restrict']} inputs tried first"
+    claim = SizeClaim(s, r["status"], f"{SOLVER_NAME}, {how})",
                       version, r["cube_seconds"], weight_bound(int(t.size).bit_length() - 1)[0],
                       0, True)
-    circ = None
-    if r["witness"] is not None:
-        circ = ThresholdCircuit(tuple(ThresholdLayer(np.array(x["weights"], dtype=np.int64),
-                                                     np.array(x["thresholds"], dtype=np.int64))
-                                      for x in r["witness"]))
-    return claim, circ
+    return claim, (None if r["witness"] is None else circuit_from_layers(r["witness"]))

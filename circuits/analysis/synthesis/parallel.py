@@ -28,10 +28,16 @@ __all__ = ["decide_by_cubes"]
 STATE_FORMAT = "depthsep.synthesis_cubes"
 
 
-def _task(table: list, g: list, time_limit: float, num_workers: int) -> dict:
+def _task(table: list, g: list, time_limit: float, num_workers: int, restrict: int = 0,
+          whole: bool = True) -> dict:
     """One cube as a picklable task (plain lists in, a plain dict out)."""
-    return solve_cube(np.asarray(table, dtype=np.uint8), np.asarray(g, dtype=np.uint8),
-                      time_limit=time_limit, num_workers=num_workers)
+    t, gg = np.asarray(table, dtype=np.uint8), np.asarray(g, dtype=np.uint8)
+    if restrict:
+        from circuits.analysis.synthesis.restrict import solve_cube_restricted
+
+        return solve_cube_restricted(t, gg, restrict, time_limit=time_limit,
+                                     num_workers=num_workers, whole=whole)
+    return solve_cube(t, gg, time_limit=time_limit, num_workers=num_workers)
 
 
 def _load_state(path: "Path | None", key: dict) -> dict:
@@ -57,7 +63,8 @@ def _save_state(path: "Path | None", key: dict, done: dict) -> None:
 
 def decide_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, num_workers: int = 1,
                     processes: int = 1, client=None, state=None, progress: bool = True,
-                    stop_on_feasible: bool = True) -> dict:
+                    stop_on_feasible: bool = True, restrict: int = 0,
+                    whole: bool = True) -> dict:
     """Decide "a THR o THR circuit with ``size`` hidden gates computes f" cube by cube.
 
     Parameters
@@ -81,6 +88,13 @@ def decide_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, num_wor
         Show a progress bar over the cubes.
     stop_on_feasible : bool
         Stop submitting cubes once one is feasible.
+    restrict : int
+        Before each cube's own model, try f's restrictions fixing up to this many inputs
+        (:func:`~circuits.analysis.synthesis.restrict.solve_cube_restricted`; each attempt gets
+        ``time_limit``); an infeasible restriction refutes the cube.  0: f's own cube only.
+    whole : bool
+        With ``restrict``, decide f's own cube when no restriction refutes it (False: leave it
+        unknown, e.g. when an earlier run already spent its time on it).
 
     Returns
     -------
@@ -94,18 +108,25 @@ def decide_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, num_wor
     if not time_limit > 0:
         raise InvalidArgumentError(f"time_limit must be > 0 seconds, got {time_limit}")
     processes = check_n_bits(processes, name="processes", minimum=1, maximum=256)
+    restrict = check_n_bits(restrict, name="restrict", minimum=0, maximum=max(0, n - 1))
     cubes = top_gate_cubes(s)
     key = {"table": "".join(map(str, t.tolist())), "size": s}
     path = None if state is None else Path(state)
-    done = {i: r for i, r in _load_state(path, key).items() if r["status"] != "unknown"}
+    loaded = _load_state(path, key)
+    done = {i: r for i, r in loaded.items() if r["status"] != "unknown"}
     todo = [i for i in range(len(cubes)) if i not in done]
     if stop_on_feasible and any(r["status"] == "feasible" for r in done.values()):
         todo = []
     t0 = time.perf_counter()
-    args = [(t.tolist(), cubes[i].tolist(), float(time_limit), int(num_workers)) for i in todo]
+    args = [(t.tolist(), cubes[i].tolist(), float(time_limit), int(num_workers), restrict,
+             bool(whole or not restrict))
+            for i in todo]
     with progress_bar(len(cubes), enabled=progress, desc=f"cubes s={s}", unit="cube") as bar:
         bar.update(len(cubes) - len(todo))
         for i, r in _results(todo, args, processes, client, stop_on_feasible):
+            if i in loaded:            # an earlier run left it open: keep what that run spent
+                was = dict(loaded[i])
+                r = {**r, "earlier": was.pop("earlier", []) + [was]}
             done[i] = r
             _save_state(path, key, done)
             bar.update(1)
@@ -174,4 +195,9 @@ def _combine(done: dict, total: int, wall: float) -> dict:
             "unknown": unknown if not feasible else [], "feasible": feasible[0] if feasible else None,
             "witness": done[feasible[0]]["witness"] if feasible else None,
             "wall_s": round(wall, 3),
-            "cube_seconds": round(sum(r["wall_s"] for r in done.values()), 3)}
+            "cube_seconds": round(sum(_seconds(r) for r in done.values()), 3)}
+
+
+def _seconds(r: dict) -> float:
+    """Solver seconds of one cube record, earlier runs that left it open included."""
+    return r["wall_s"] + sum(e["wall_s"] for e in r.get("earlier", ()))

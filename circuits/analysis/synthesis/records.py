@@ -7,7 +7,20 @@ from dataclasses import dataclass, field
 
 from circuits.threshold import ThresholdCircuit
 
-__all__ = ["SizeClaim", "LeastDepth2"]
+__all__ = ["SizeClaim", "LeastDepth2", "circuit_from_layers"]
+
+
+def circuit_from_layers(layers) -> ThresholdCircuit:
+    """A :class:`~circuits.threshold.ThresholdCircuit` from plain layer records
+    (``[{"weights": [[...]], "thresholds": [...]}, ...]``, as cube results and state files hold
+    them)."""
+    import numpy as np
+
+    from circuits.threshold import ThresholdLayer
+
+    return ThresholdCircuit(tuple(ThresholdLayer(np.array(x["weights"], dtype=np.int64),
+                                                 np.array(x["thresholds"], dtype=np.int64))
+                                  for x in layers))
 
 
 @dataclass(frozen=True)

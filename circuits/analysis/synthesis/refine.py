@@ -172,13 +172,9 @@ def _second_refute(t, s: int, time_limit: float, cubes: bool, state, solver, pro
 
     c = confirm_by_cubes(t, s, time_limit=time_limit, state=state, solver=solver,
                          progress=progress)
-    circ = None
-    if c["witness"] is not None:
-        from circuits.threshold import ThresholdCircuit, ThresholdLayer
+    from circuits.analysis.synthesis.records import circuit_from_layers
 
-        circ = ThresholdCircuit(tuple(ThresholdLayer(np.array(x["weights"], dtype=np.int64),
-                                                     np.array(x["thresholds"], dtype=np.int64))
-                                      for x in c["witness"]))
+    circ = None if c["witness"] is None else circuit_from_layers(c["witness"])
     return (c["status"], c["cube_seconds"], circ,
             f"CNF cube split ({c['cubes']} cubes, python-sat {solver or 'cadical195'}; "
             f"seconds summed over every cube, earlier runs included)")

@@ -173,7 +173,8 @@ def solve_cube_sat(table, g, *, time_limit: float = 60.0, solver: "str | None" =
 def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=None,
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
                      separation: bool = False, function: bool = False, products: int = 0,
-                     only=None, solver: "str | None" = None, progress: bool = True) -> dict:
+                     only=None, solver: "str | None" = None, progress: bool = True,
+                     restrict: int = 0, whole: bool = True) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -201,6 +202,12 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         state file, meets the first in the middle; merge the two files' cubes).
     progress : bool
         Show a progress bar.
+    restrict : int
+        Try f's restrictions fixing up to this many inputs before each cube's own model, with
+        the same encoding (:func:`~circuits.analysis.synthesis.restrict.solve_cube_restricted`):
+        an infeasible restriction refutes the cube.
+    whole : bool
+        With ``restrict``, decide f's own cube when no restriction refutes it.
 
     Returns
     -------
@@ -214,6 +221,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
 
     t, n = _table(truth_table, max_bits=MAX_SYNTH_BITS, what="confirm_by_cubes")
     s = check_n_bits(size, name="size", minimum=1, maximum=6)
+    restrict = check_n_bits(restrict, name="restrict", minimum=0, maximum=max(0, n - 1))
     i0, k = (int(x) for x in shard)
     if not (k >= 1 and 0 <= i0 < k):
         raise InvalidArgumentError(f"shard must be (i, k) with 0 <= i < k, got {shard!r}")
@@ -234,8 +242,16 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         for i in mine:
             if i in done:
                 continue
-            done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, separation=separation,
-                                     function=function, products=products, solver=solver)
+            opts = {"separation": separation, "function": function, "products": products,
+                    "solver": solver}
+            if restrict:
+                from circuits.analysis.synthesis.restrict import solve_cube_restricted
+
+                done[i] = solve_cube_restricted(t, cubes[i], restrict, time_limit=time_limit,
+                                                solver="sat", sat_options=opts,
+                                                whole=whole)
+            else:
+                done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, **opts)
             if path is not None:
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
                                          "cubes": {str(j): r for j, r in sorted(done.items())}})
