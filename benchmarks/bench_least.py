@@ -36,6 +36,12 @@ refutation) against the CP-SAT cube split, serial, on PAR_4 with 3 gates and PAR
 :func:`~circuits.analysis.synthesis.slicing.decide_slicing` ("3 planes cut 31 of the 32 edges
 of Q4", infeasible) by CP-SAT against CaDiCaL.
 
+Part F, a cube refuted on a restriction of f against the whole cube (same run, interleaved):
+:func:`~circuits.analysis.synthesis.restrict.solve_cube_restricted` (f's restrictions fixing up
+to 2 inputs, fewest inputs first, f's own cube skipped) against
+:func:`~circuits.analysis.synthesis.cubes.solve_cube` on IP_4 with 4 gates, for cubes the whole
+model refutes (1, 17, 25, 7) and one it leaves open (10), one CP-SAT worker each.
+
 Usage: python benchmarks/bench_least.py [--repeats 3] [--cap 90] [--skip-big]
        [--out benchmarks/results_least.json]
 """
@@ -106,9 +112,10 @@ def main(argv=None) -> int:
     p.add_argument("--cap", type=float, default=90.0, help="seconds cap of every solver call")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results_least.json"))
     p.add_argument("--skip-big", action="store_true", help="skip PAR_5 / IP_3 / S(4,3)")
-    p.add_argument("--only", default=None, help="comma list of parts to run (A, B, C, D, E)")
+    p.add_argument("--only", default=None,
+                   help="comma list of parts to run (A, B, C, D, E, F)")
     args = p.parse_args(argv)
-    parts = set((args.only or "A,B,C,D,E").upper().split(","))
+    parts = set((args.only or "A,B,C,D,E,F").upper().split(","))
     cap = args.cap
     rows = []
 
@@ -226,6 +233,22 @@ def main(argv=None) -> int:
                                                                 solver="sat")["status"],)},
                         args.repeats, check=chk_e)
         record("Q4, 3 planes cut 31 edges", t, "CaDiCaL CNF", ours="CP-SAT", part="E")
+
+    if "F" in parts and not args.skip_big:
+        from circuits.analysis.synthesis.cubes import solve_cube, top_gate_cubes
+        from circuits.analysis.synthesis.restrict import solve_cube_restricted
+
+        ip4, gates = inner_product_mod2(4), top_gate_cubes(4)
+
+        def chk_f(who, res):
+            assert res in (("infeasible",), ("unknown",)), (who, res)
+        for c in (1, 17, 25, 7, 10):
+            t = interleaved({"restriction": lambda c=c: (solve_cube_restricted(
+                                 ip4, gates[c], 2, time_limit=cap, whole=False)["status"],),
+                             "whole cube": lambda c=c: (solve_cube(
+                                 ip4, gates[c], time_limit=cap)["status"],)},
+                            args.repeats, check=chk_f)
+            record(f"IP_4 s=4 cube {c}", t, "whole cube", ours="restriction", part="F")
 
     singles = []
     if "C" in parts:
