@@ -1,6 +1,7 @@
 """The end of an experiment's run, shared by the table commands (separate, its --curriculum mode,
-ceiling, radial): the JSON record and the figures written into the output folder, each path
-printed, a failed write reported instead of raised; and the line an interrupted run leaves."""
+ceiling, radial, least-circuit --catalogue, separation-table, the reduction table): the JSON
+record and the figures written into the output folder, each path printed, a failed write
+reported instead of raised; and the line an interrupted run leaves."""
 
 from __future__ import annotations
 
@@ -27,6 +28,36 @@ def write_record(record, out, *, name: str, what: str, figures=None) -> bool:
                 print(f"wrote {path}")
 
     return save_or_report(write, what=what, where=out)
+
+
+def saved(record, out, *, name: str, what: str, figures=None, total: str) -> int:
+    """:func:`write_record`, then the exit status of the run: ``EXIT_NOT_SAVED`` when a write
+    failed, else 0 after printing ``total`` (the run's last line)."""
+    from circuits.utils.cli import EXIT_NOT_SAVED
+
+    if not write_record(record, out, name=name, what=what, figures=figures):
+        return EXIT_NOT_SAVED
+    print(total)
+    return 0
+
+
+def record_and_figure(record, json_path, figure, png_path) -> int:
+    """Write ``record`` to ``json_path`` (atomic JSON; its path printed on stderr), then call
+    ``figure(png_path)``, each whether or not the other failed; a failed write is reported on
+    stderr (:func:`circuits.utils.cli.save_or_report`).  Returns the exit status: 0, or
+    ``EXIT_NOT_SAVED`` when either write failed."""
+    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
+    from circuits.utils.files import write_json_atomic
+
+    status = 0
+    if save_or_report(lambda: write_json_atomic(json_path, record), what="the JSON record",
+                      where=json_path):
+        print(f"wrote {json_path}", file=sys.stderr)
+    else:
+        status = EXIT_NOT_SAVED
+    if not save_or_report(lambda: figure(png_path), what="the figure", where=png_path):
+        status = EXIT_NOT_SAVED
+    return status
 
 
 def interrupted(resume) -> int:

@@ -369,8 +369,7 @@ def main(argv=None) -> int:
 
 
 def _main(args) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED
-    from experiments._outputs import interrupted, write_record
+    from experiments._outputs import interrupted, saved
 
     try:
         record = run(args)
@@ -378,12 +377,10 @@ def _main(args) -> int:
         return interrupted(Path(args.out) / "cells.jsonl")
     print(table_text(record))
     out = Path(args.out)
-    if not write_record(record, out, name="separate.json", what="separate.json and separate.png",
-                        figures=None if args.no_plot else lambda: plot(record, out / "separate.png")):
-        return EXIT_NOT_SAVED
-    print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells "
-          f"from the resume file)")
-    return 0
+    return saved(record, out, name="separate.json", what="separate.json and separate.png",
+                 figures=None if args.no_plot else lambda: plot(record, out / "separate.png"),
+                 total=f"total {record['seconds']:.1f} s ({record['resumed']} of "
+                       f"{record['cells']} cells from the resume file)")
 
 
 if __name__ == "__main__":
