@@ -7,11 +7,12 @@ becomes straight-line Python source, one statement per bitwise operation on a ve
 words (``circuits._simd``: LLVM ``<8 x i64>``, one AVX-512 register), inside one loop over the
 eight vectors of a plane, ending in a popcount of the lanes where the output differs from the
 target.  numba compiles it once per circuit (``plane``, with the fixed signature
-``_kernels_fused.PLANE_SIG``); the carry-save sums stay in vector registers and each layer-1 plane word
-is loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
+``_kernels_fused.PLANE_SIG``); the carry-save sums stay in vector registers and each layer-1
+plane word is loaded once.  Per 4096 points the work is one full or half adder per input plane (P input
 planes reduce to K bits with at most P adders), a full adder is two ``vpternlogq``
 (``_simd.vsum3``, ``_simd.vcarry``), and there is no buffer traffic.  The driver
-``_kernels_fused._fused_block`` (compiled once, cached) receives ``plane`` as a first-class function.
+``_kernels_fused._fused_block`` (compiled once, cached) receives ``plane`` as a first-class
+function.
 Measured (benchmarks/bench_fused.py, final run in BENCHMARKS.md, one and two threads): 1.9-2.4x
 less time than the interpreted program on W1-W3, 5.5-5.7x on IP_16's depth-3 circuit.
 

@@ -34,8 +34,8 @@ def _fused_block(plane, masks, l1, WhT, sub, geom, params, table, h_lo, h_hi):
     dividing NW) a mask has mw = NW / S words (the low log2(64 mw) lane bits) and a plane is S
     sub-planes of mw words; the lane bits above select sub-plane s, whose weights add
     ``sub[s, j]`` to gate j's high partial sum: the same table look-up (item 1 of the
-    ``_kernels_bitsliced`` module docstring) with c = t_j - H_j(h) - sub[s, j].  ``moffs`` holds one row of offsets per
-    sub-plane.  Smaller masks make a smaller table (W2: 6.4 MiB of 4096-lane masks, 0.6 MiB of
+    ``_kernels_bitsliced`` module docstring) with c = t_j - H_j(h) - sub[s, j].  ``moffs``
+    holds one row of offsets per sub-plane.  Smaller masks make a smaller table (W2: 6.4 MiB of 4096-lane masks, 0.6 MiB of
     512-lane ones, which stay in L2; ``circuits.dispatch`` chooses).
 
     The first lane of a plane with a count is found by bisection on ``rm``: the plane restricted

@@ -29,7 +29,8 @@ ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 def _layer1_masks(W1, lo, mlen, moff, L1, total, mw):
     """The mask table of layer 1 over lanes a < 64 mw: the mw words at moff[j] + i * mw are
     {a : s_j(a) >= lo_j + i}, s_j(a) = sum_{b < L1} W1[j, b] bit_b(a) (mw = NW for the
-    interpreted kernel; the compiled one may use masks of fewer lanes: ``_kernels_fused._fused_block``).
+    interpreted kernel; the compiled one may use masks of fewer lanes:
+    ``_kernels_fused._fused_block``).
 
     First the plane with index s_j(a) - lo_j gets lane a, then a suffix OR from the top index
     down turns "equal" into "at least" (cost 64 mw + mlen_j * mw per gate).  The last mw words
