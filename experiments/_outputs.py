@@ -30,13 +30,31 @@ def write_record(record, out, *, name: str, what: str, figures=None) -> bool:
     return save_or_report(write, what=what, where=out)
 
 
-def saved(record, out, *, name: str, what: str, figures=None, total: str) -> int:
-    """:func:`write_record`, then the exit status of the run: ``EXIT_NOT_SAVED`` when a write
-    failed, else 0 after printing ``total`` (the run's last line)."""
+def run_table(args, run, table, *, name: str, figures, what: "str | None" = None,
+              resume: "str | None" = None) -> int:
+    """A table command from its parsed options ``args`` to its exit status: ``record =
+    run(args)``, ``table(record)`` printed, then (:func:`write_record`) ``<name>.json`` and,
+    unless ``args.no_plot``, the figures ``figures(record, out)`` draws into ``out = args.out``
+    (``what`` names the files written: default ``<name>.json and <name>.png``); a failed write
+    gives ``EXIT_NOT_SAVED``, else the run's time is the last line and the status 0.  With a
+    resume file (``resume``, under ``out``) a Ctrl-C during the run gives :func:`interrupted`
+    and the last line also says how many cells came from that file."""
     from circuits.utils.cli import EXIT_NOT_SAVED
 
-    if not write_record(record, out, name=name, what=what, figures=figures):
+    out = Path(args.out)
+    try:
+        record = run(args)
+    except KeyboardInterrupt:
+        if resume is None:
+            raise
+        return interrupted(out / resume)
+    print(table(record))                       # the results first: a failed write loses nothing
+    if not write_record(record, out, name=f"{name}.json", what=what or f"{name}.json and {name}.png",
+                        figures=None if args.no_plot else lambda: figures(record, out)):
         return EXIT_NOT_SAVED
+    total = f"total {record['seconds']:.1f} s"
+    if resume is not None:
+        total += f" ({record['resumed']} of {record['cells']} cells from the resume file)"
     print(total)
     return 0
 

@@ -269,15 +269,10 @@ def _slot_order(k: str):
 
 
 def main(argv=None) -> int:
-    from experiments._outputs import saved
+    from experiments._outputs import run_table
 
-    args = parse_args(argv)
-    record = run(args)
-    print(table(record))                       # the results first: a failed write loses nothing
-    out = Path(args.out)
-    return saved(record, out, name="ceiling.json", what="ceiling.json and ceiling.png",
-                 figures=None if args.no_plot else lambda: plot(record, out / "ceiling.png"),
-                 total=f"total {record['seconds']:.1f} s")
+    return run_table(parse_args(argv), run, table, name="ceiling",
+                     figures=lambda record, out: plot(record, out / "ceiling.png"))
 
 
 if __name__ == "__main__":

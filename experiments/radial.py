@@ -330,15 +330,10 @@ def plot(record, path) -> Path:
 
 
 def main(argv=None) -> int:
-    from experiments._outputs import saved
+    from experiments._outputs import run_table
 
-    a = parse_args(argv)
-    record = run(a)
-    print(table(record))                       # the results first: a failed write loses nothing
-    out = Path(a.out)
-    return saved(record, out, name="radial.json", what="radial.json and radial.png",
-                 figures=None if a.no_plot else lambda: plot(record, out / "radial.png"),
-                 total=f"total {record['seconds']:.1f} s")
+    return run_table(parse_args(argv), run, table, name="radial",
+                     figures=lambda record, out: plot(record, out / "radial.png"))
 
 
 if __name__ == "__main__":
