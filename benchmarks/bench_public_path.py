@@ -62,10 +62,10 @@ _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 import circuits as c
-from circuits import dispatch as d, _kernels_generic as g, _bitsliced_codegen as cg
+from circuits import dispatch as d, _kernels_generic as g, _bitsliced_cache as kc
 from benchmarks.bench_fused import _circuit
 circ, target = _circuit({wid!r})
-key = cg.circuit_key(circ, d._fused_mask_bits(circ))
+key = kc.circuit_key(circ, d._fused_mask_bits(circ))
 mode = {mode!r}
 if mode == "auto_yield":
     d._BACKGROUND_YIELD = True
@@ -89,7 +89,7 @@ for i in range({calls}):
     t0 = time.perf_counter()
     r = run()
     times.append(time.perf_counter() - t0)
-    loaded.append(cg.state(key) == "loaded")
+    loaded.append(kc.state(key) == "loaded")
     if {gap}:
         time.sleep({gap})
 served = (None if mode == "yardstick" else mode if mode in ("generic", "fused", "bitsliced")

@@ -232,20 +232,20 @@ def _child_main(argv, root=None) -> int:
         src = Path(path).read_text()
     finally:
         _unlink(path)
-    from circuits import _bitsliced_codegen as _codegen, _kernels_bitsliced as _bits
-    source = _codegen.cache_dir() / f"_depthsep_fused_{key}.py"
+    from circuits import _bitsliced_cache as _cache, _kernels_fused as _fused
+    source = _cache.cache_dir() / f"_depthsep_fused_{key}.py"
     existed = os.path.lexists(source)
 
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        _codegen.load(key, src)
-        _bits.fused_block()
+        _cache.load(key, src)
+        _fused.fused_block()
     except (_Stopped, KeyboardInterrupt):
-        if not existed and not _codegen.indexed(key):
+        if not existed and not _cache.indexed(key):
             _unlink(source)
         os._exit(143)                    # the compiling thread may still run: no clean exit
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if _codegen._TEMP_DIR:               # the cache directory was not usable: nothing to share
+    if _cache._TEMP_DIR:               # the cache directory was not usable: nothing to share
         return 3
-    return 0 if _codegen.indexed(key) else 4
+    return 0 if _cache.indexed(key) else 4

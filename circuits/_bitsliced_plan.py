@@ -10,9 +10,9 @@ layer-1 mask table (a numba kernel), the costly part, once a plan is chosen.
 
 import numpy as np
 
-from circuits._kernels_bitsliced import (LANES, LB, MAX_K, N_COLS, NW, OP_C73_BUF, OP_C73_MASK,
-                                         OP_C154_BUF, OP_C154_MASK, OP_CMP, OP_MASK, OP_NOT,
-                                         _layer1_masks)
+from circuits._kernels_bitsliced import (MAX_K, N_COLS, OP_C73_BUF, OP_C73_MASK, OP_C154_BUF,
+                                         OP_C154_MASK, OP_CMP, OP_MASK, OP_NOT)
+from circuits._kernels_planes import LANES, LB, NW, _layer1_masks
 
 __all__ = ["NotApplicable", "Plan", "netlist", "build", "finish", "mask_table_bytes", "LANES"]
 
@@ -249,7 +249,7 @@ def build(circuit, mask_bits=LB):
 
     ``mask_bits`` (6 .. LB) is the number of low lane bits the layer-1 masks cover: LB for the
     interpreted kernel; fewer (a smaller table, read by the compiled kernel sub-plane by
-    sub-plane: ``_kernels_bitsliced._fused_block``) only for the compiled kernel.  ``sub[s, j]``
+    sub-plane: ``_kernels_fused._fused_block``) only for the compiled kernel.  ``sub[s, j]``
     is gate j's partial sum over lane bits mask_bits .. LB - 1 set as in s.
 
     Raises :class:`NotApplicable` (with the reason) when a bound of the module docstring fails;

@@ -57,7 +57,7 @@ import numba.core.dispatcher
 from numba.core import caching as _nc
 
 __all__ = ["njit", "cache_root", "numba_cache_root", "safe_directory", "safe_file",
-           "cache_path_of", "CacheWarning", "ParallelKernel", "launch_guard_active"]
+           "cache_path_of", "CacheWarning", "ParallelKernel", "launch_guard_active", "compiled_once"]
 
 
 class CacheWarning(RuntimeWarning):
@@ -380,3 +380,15 @@ def njit(*args, cache: bool = False, **options):
         return ParallelKernel(disp) if options.get("parallel") else disp
 
     return wrap
+
+
+def compiled_once(dispatcher, signature, lock: threading.Lock):
+    """``dispatcher`` compiled for ``signature`` (from numba's cache after the first time) and
+    closed to other signatures, so a call with other argument types fails instead of compiling
+    again; the dispatcher itself with the JIT off.  Thread-safe: ``lock`` guards the compile."""
+    if not numba.config.DISABLE_JIT and not dispatcher.signatures:
+        with lock:
+            if not dispatcher.signatures:
+                dispatcher.compile(signature)
+                dispatcher.disable_compile()
+    return dispatcher

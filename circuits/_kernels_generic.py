@@ -8,7 +8,7 @@ gates, then one output gate) the same register-resident sum needs no per-circuit
 output gate's sum is one binary counter that walks the weight columns.  The kernel here is
 compiled once per machine (numba's cache, a fixed signature) and reads the circuit as data:
 
-* ``inp``: the layer-1 planes (indices into ``moffs``, as in ``_kernels_bitsliced._fused_block``)
+* ``inp``: the layer-1 planes (indices into ``moffs``, as in ``_kernels_fused._fused_block``)
   of the output gate's adder inputs, column by column: plane z'_i appears in column b when bit b
   of |v_i| is set (``_bitsliced_plan.netlist``).  Each column is padded with the all-zero plane
   to a multiple of 4 planes; ``cstart[b]`` is where column b starts, ``cstart[K]`` the end.
@@ -43,9 +43,10 @@ import numpy as np
 from numba.core import types
 
 from circuits import _bitsliced_plan as _bplan
-from circuits._jit import njit
-from circuits._kernels_bitsliced import (LANES, LB, NW, ONES, _bs_start, _bs_suboffsets,
-                                         _bs_tables, _bs_target, _range_word)
+from circuits._jit import compiled_once, njit
+from circuits._kernels_fused import _RO_I64_1, _RO_I64_2, _RO_U8, _RO_U64
+from circuits._kernels_planes import (LB, NW, ONES, _bisect_start, _bisect_step, _bs_scratch,
+                                      _bs_suboffsets, _bs_substart, _bs_target)
 from circuits._simd import VW, vand, vcarry, vload, vor, vpop, vsplat, vsum3, vxor
 
 __all__ = ["MAX_COUNTER_BITS", "generic_data", "generic_block", "loaded", "padded_inputs"]
@@ -261,23 +262,14 @@ def _plane(masks, offs, tv, rm, cstart, spec, mw):
 
 @njit(cache=True, nogil=True)
 def _generic_block(masks, l1, WhT, sub, geom, params, table, inp, cstart, spec, h_lo, h_hi):
-    """``_kernels_bitsliced._fused_block`` with :func:`_plane` (the circuit as data) in place
+    """``_kernels_fused._fused_block`` with :func:`_plane` (the circuit as data) in place
     of a per-circuit compiled function: (count, first) over the planes h_lo <= h < h_hi,
     restricted to the indices [geom[0], geom[1])."""
-    mbase, mtop, idx, moffs1 = _bs_start(l1, WhT, h_lo)
+    mbase, mtop, idx, moffs, g, mw = _bs_substart(l1, WhT, sub, h_lo)
     n_sub = sub.shape[0]
-    mw = NW // n_sub
-    g = moffs1.shape[0]
-    moffs = np.empty(n_sub * g, dtype=np.int64)
-    for s in range(n_sub):
-        moffs[s * g + g - 1] = moffs1[g - 1]        # the zero plane
     n_in = inp.shape[0]
     offs = np.empty(n_sub * n_in, dtype=np.int64)
-    pw, pq = _bs_tables()
-    tv = np.zeros(NW, dtype=np.uint64)
-    rm = np.zeros(NW, dtype=np.uint64)
-    keep = np.zeros(NW, dtype=np.uint64)
-    st = np.zeros(2, dtype=np.int64)
+    pw, pq, tv, rm, keep, st = _bs_scratch()
     c = np.int64(0)
     f = np.int64(-1)
     for h in range(h_lo, h_hi):
@@ -289,33 +281,16 @@ def _generic_block(masks, l1, WhT, sub, geom, params, table, inp, cstart, spec, 
                 out[i] = row[inp[i]]
         _bs_target(h, geom, params, table, pw, pq, tv, rm, st)
         d = _plane(masks, offs, tv, rm, cstart, spec, mw)
-        if d == 0:
-            continue
         c += d
-        if f >= 0:
-            continue
-        for q in range(NW):         # loops, not keep[:] = rm: a slice assignment compiles
-            keep[q] = rm[q]         # numba's shape-mismatch message (~2 s of string code)
-        lo = 0
-        hi = LANES
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            for q in range(NW):
-                rm[q] = _range_word(keep[q], q, lo, mid)
-            if _plane(masks, offs, tv, rm, cstart, spec, mw) > 0:
-                hi = mid
-            else:
-                lo = mid
-        for q in range(NW):
-            rm[q] = keep[q]
-        f = (h << LB) + lo
+        if d > 0 and f < 0:
+            lo, hi = _bisect_start(rm, keep)
+            while hi - lo > 1:
+                lo, hi = _bisect_step(rm, keep, lo, hi, _plane(masks, offs, tv, rm, cstart, spec,
+                                                                mw) > 0)
+            f = (h << LB) + lo
     return c, f
 
 
-_RO_U64 = types.Array(types.uint64, 1, "C", readonly=True)
-_RO_I64_1 = types.Array(types.int64, 1, "C", readonly=True)
-_RO_I64_2 = types.Array(types.int64, 2, "C", readonly=True)
-_RO_U8 = types.Array(types.uint8, 1, "C", readonly=True)
 _SIG = (_RO_U64, _RO_I64_2, _RO_I64_2, _RO_I64_2, types.int64[::1], _RO_I64_1, _RO_U8,
         _RO_I64_1, _RO_I64_1, _RO_I64_1, types.int64, types.int64)
 _LOCK = threading.Lock()
@@ -329,9 +304,4 @@ def loaded() -> bool:
 def generic_block():
     """:func:`_generic_block`, compiled for one fixed signature (from numba's cache after the
     first time on a machine) and closed to others.  Thread-safe."""
-    if not numba.config.DISABLE_JIT and not _generic_block.signatures:
-        with _LOCK:
-            if not _generic_block.signatures:
-                _generic_block.compile(_SIG)
-                _generic_block.disable_compile()
-    return _generic_block
+    return compiled_once(_generic_block, _SIG, _LOCK)

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from circuits import _background, _bitsliced_codegen as _codegen, _bitsliced_plan as _bplan
-from circuits import _kernels_bitsliced as _bits, _kernels_generic as _generic
+from circuits import _background, _bitsliced_cache as _cache, _bitsliced_codegen as _codegen
+from circuits import _bitsliced_plan as _bplan, _kernels_bitsliced as _bits, _kernels_fused as _fused
+from circuits import _kernels_generic as _generic
 from circuits.threshold import ThresholdCircuit
 from circuits.utils.errors import InvalidCircuitError
 
@@ -113,7 +114,7 @@ _NS_FUSED_L2, _NS_FUSED_L3 = 4.0, 10.0
 _NS_GENERIC_L2, _NS_GENERIC_L3 = 7.5, 12.0
 _NS_GATE_LOOKUP = 5.0
 # masks of fewer lanes: the sub-plane offsets come from one vectorised loop per plane
-# (_bits._bs_suboffsets), per gate and sub-plane; fitted so that W2 (9-bit masks, 245 layer-1
+# (_kernels_planes._bs_suboffsets), per gate and sub-plane; fitted so that W2 (9-bit masks, 245 layer-1
 # planes) predicts the compiled kernel's measured one-thread time (35-37 ms) instead of 5x it
 _NS_SUB_LOOKUP = 0.5
 _L2_BYTES = 1 << 21
@@ -177,8 +178,8 @@ def _repeat_choice(key, c, mb, state, gain_ns, setup_ns):
         uses = _USES[key] = _USES.get(key, 0) + 1
         if gain_ns <= 0:
             return False, ""
-        if _codegen.budget_left() <= 0:
-            return False, (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
+        if _cache.budget_left() <= 0:
+            return False, (f"; not compiled: this process has loaded {_cache.MAX_PROCESS_KERNELS} "
                            f"compiled kernels (their memory is never freed)")
         mode = _background_mode()
         if mode != "off":
@@ -234,7 +235,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
     if c not in _FACTS:                 # a hash of every weight: once per circuit object
         mb = _fused_mask_bits(c)
         gdata = _generic.generic_data(c, plan.n_l1)
-        _FACTS[c] = (_codegen.circuit_key(c, mb), _codegen.input_planes(c), mb,
+        _FACTS[c] = (_cache.circuit_key(c, mb), _codegen.input_planes(c), mb,
                      _bplan.mask_table_bytes(c, mb), gdata)
     key, inputs, mb, fused_bytes, gdata = _FACTS[c]
     n_planes = max(1, (1 << c.n_inputs) >> _bits.LB)
@@ -249,7 +250,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
         est_gen = _NS_MASK_BYTE * fused_bytes + n_planes * g_in * per_g + lookups
     else:
         est_gen = float("inf")
-    state = _codegen.state(key)
+    state = _cache.state(key)
     setup = {"loaded": 0.0, "cached": _codegen.LOAD_SECONDS,
              "absent": _codegen.compile_seconds_estimate(inputs)}[state]
     setup_txt = {"loaded": "compiled in this process",
@@ -281,10 +282,10 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
         fused = est_fused + compile_ns < est_now
         generic = not fused and est_gen <= est_bits
         reason = figures
-        if fused and state != "loaded" and _codegen.budget_left() <= 0:
+        if fused and state != "loaded" and _cache.budget_left() <= 0:
             fused = False
             generic = est_gen <= est_bits
-            reason += (f"; not compiled: this process has loaded {_codegen.MAX_PROCESS_KERNELS} "
+            reason += (f"; not compiled: this process has loaded {_cache.MAX_PROCESS_KERNELS} "
                        f"compiled kernels (their memory is never freed)")
         elif (not fused and counting and state != "loaded"
               and inputs <= _codegen.MAX_INPUTS and not numba_disabled()):
@@ -313,7 +314,7 @@ def _plan_of(c: ThresholdCircuit, kernel: str = "auto", *, finish: bool = True,
             if c not in _FUSED:
                 _FUSED[c] = _fused_plan(c, plan, key, mb)
             plan = _FUSED[c]
-            _codegen.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
+            _cache.load(*plan.code)   # compile here, not inside a Ctrl-C-deferring slice
         return KernelPlan("fused", reason, fused_bytes, plan.n_ops, inputs), plan
     if generic:
         if finish:
@@ -391,7 +392,7 @@ def kernel_plan(circuit, kernel: str = "auto") -> KernelPlan:
     ``DEPTHSEP_BACKGROUND_COMPILE=eager`` starts it from the third call whatever the cost,
     ``=0`` switches it off.  Without a child, the process compiles in the foreground once the
     time saved covers the whole compile (``benchmarks/bench_public_path.py``).  A process compiles
-    or loads at most ``circuits._bitsliced_codegen.MAX_PROCESS_KERNELS`` circuit kernels this
+    or loads at most ``circuits._bitsliced_cache.MAX_PROCESS_KERNELS`` circuit kernels this
     way (numba never frees machine code).  The mask table of a circuit object is built once and
     reused by later calls.  Truth tables always use the interpreted planes (a table is bound by
     writing its 2^N bytes).
@@ -488,8 +489,8 @@ def _bits_run(plan, spec, start: int, stop: int, out):
         interp = plan if plan.mask_bits == _bits.LB else plan.interp
         args = interp.args() + (geom, params, table, out)
     else:
-        block = _bits.fused_block()
-        args = (_codegen.load(*plan.code), plan.masks, plan.l1, plan.WhT, plan.sub, geom, params,
+        block = _fused.fused_block()
+        args = (_cache.load(*plan.code), plan.masks, plan.l1, plan.WhT, plan.sub, geom, params,
                 table)
     if work < _SERIAL_BITS_WORK:
         count, first = block(*args, h_lo, h_hi)  # type: ignore[call-arg]

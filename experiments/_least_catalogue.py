@@ -11,7 +11,6 @@ undecided class is drawn as a hatched box over its proved interval, never as a b
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -32,8 +31,8 @@ def _functions(name: str):
 def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
                   progress: bool) -> int:
     from circuits.analysis.synthesis.catalogue import catalogue
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
     from circuits.utils.files import write_json_atomic
+    from experiments._outputs import record_and_figure
 
     funcs = _functions(name)
     t0 = time.perf_counter()
@@ -82,17 +81,9 @@ def run_catalogue(name: str, out: Path, *, time_limit: float, workers: int,
               "time_limit": time_limit, "seconds": round(wall, 2), "size_counts": sizes,
               "undecided": undecided, "disagreements": disagree, "unconfirmed": unconfirmed,
               "depth3": depth3, "rows": rows}
-    status = 0
-    jpath = out / f"least_catalogue_{name}.json"
-    if save_or_report(lambda: write_json_atomic(jpath, record), what="the JSON record",
-                      where=jpath):
-        print(f"wrote {jpath}", file=sys.stderr)
-    else:
-        status = EXIT_NOT_SAVED
-    ppath = out / f"least_catalogue_{name}.png"
-    if not save_or_report(lambda: _figure(rows, name, ppath), what="the figure", where=ppath):
-        status = EXIT_NOT_SAVED
-    return status
+    return record_and_figure(record, out / f"least_catalogue_{name}.json",
+                             lambda path: _figure(rows, name, path),
+                             out / f"least_catalogue_{name}.png")
 
 
 def _counts(hist: dict) -> str:

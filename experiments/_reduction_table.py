@@ -200,10 +200,7 @@ def _figure(record: dict, path: Path) -> None:
 def run_reduction_table(ns, out: Path, *, time_limit: float, workers: int,
                         progress: bool) -> int:
     """Compute, print and save (JSON + PNG) the reduction table for the given n."""
-    import sys
-
-    from circuits.utils.cli import EXIT_NOT_SAVED, save_or_report
-    from circuits.utils.files import write_json_atomic
+    from experiments._outputs import record_and_figure
 
     t0 = time.perf_counter()
     cols = [reduction_column(n, time_limit=time_limit, workers=workers, progress=progress)
@@ -217,14 +214,5 @@ def run_reduction_table(ns, out: Path, *, time_limit: float, workers: int,
               f"refutations confirmed: {c['refutations_confirmed']}, disagreements: "
               f"{c['disagreements'] or 'none'}); reduce run {c['reduce_seconds']:.1f} s "
               f"(circuit over {c['reduce_inputs']} code bits, not the {c['N']} bits of IP_n)")
-    status = 0
-    jpath = out / "reduction_table.json"
-    if save_or_report(lambda: write_json_atomic(jpath, record), what="the JSON record",
-                      where=jpath):
-        print(f"wrote {jpath}", file=sys.stderr)
-    else:
-        status = EXIT_NOT_SAVED
-    ppath = out / "reduction_table.png"
-    if not save_or_report(lambda: _figure(record, ppath), what="the figure", where=ppath):
-        status = EXIT_NOT_SAVED
-    return status
+    return record_and_figure(record, out / "reduction_table.json",
+                             lambda path: _figure(record, path), out / "reduction_table.png")

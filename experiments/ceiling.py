@@ -206,58 +206,56 @@ def plot(record, path) -> Path:
     d2 = [r for r in rows if r["depth"] == 2]
     ns = sorted({r["n"] for r in rows})
     slots = sorted({_slot(r) for r in d2}, key=_slot_order)
-    ctx = pyplot()
-    plt = ctx.__enter__()
-    fig, (ax, tab) = plt.subplots(2, 1, figsize=(9.6, 7.4),
-                                  gridspec_kw={"height_ratios": [3.2, 1.3]})
-    for j, k in enumerate(slots):
-        lw = 0.8 + 1.0 * j
-        for lab in ("ip", "random"):
-            pts = sorted((r["n"], r["rho"]) for r in d2 if r["labels"] == lab and _slot(r) == k)
-            if pts:
-                ax.plot(*zip(*pts), depth_linestyle(2), marker=SOURCE_MARKERS["trained"],
-                        color=target_colour(lab), lw=lw, ms=3 + j,
-                        label=f"depth 2 trained, width {k}, "
-                              f"{'IP' if lab == 'ip' else TARGET_NAMES['random']}")
-    d3 = sorted((r["n"], r["rho"]) for r in rows if r["depth"] == 3)
-    if d3:
-        ax.plot(*zip(*d3), depth_linestyle(3), marker=SOURCE_MARKERS["exact"],
-                color=target_colour("ip"), label="depth 3, exact construction (width n + 1), IP")
-    ax.axhline(0, color="gray", lw=0.6)
-    ax.set_ylim(-0.05, 1.05)
-    ax.set_xticks(ns)
-    ax.set_xlabel("n (bits per party; d = 8n, 4^n support points)")
-    ax.set_ylabel("ρ on μ₀ (exact, all 4^n points), best of seeds")
-    ax.set_title(f"E21: correlation of trained depth-2 nets ({record['settings']['activation']}) "
-                 f"with IP and with randomly permuted labels")
-    rows_legend = legend_below(fig, [ax], ncol=2)
-    tab.axis("off")
-    cells = []
-    for k in slots:
-        row = []
-        for n in ns:
-            vals = [r["bound"] for r in d2 if r["labels"] == "ip" and _slot(r) == k
-                    and r["n"] == n and r["bound"] is not None]
-            row.append(f"{min(vals):.3g}" if vals else "-")
-        cells.append(row)
-    if cells:
-        t = tab.table(cellText=cells, rowLabels=[f"width {k}" for k in slots],
-                      colLabels=[f"n = {n}" for n in ns], loc="center", cellLoc="center")
-        t.auto_set_font_size(False)
-        t.set_fontsize(7.5)
-    bounds = [r["bound"] for r in d2 if r["labels"] == "ip" and r["bound"] is not None]
-    vacuous = ("every entry is above 1, i.e. vacuous" if bounds and min(bounds) > 1 else
-               "entries above 1 are vacuous")
-    tab.set_title(f"§4.7 ceiling on |ρ| of each IP net (its own B, S, TV): {vacuous}."
-                  "\nNeither the ceiling nor the random-label control can separate "
-                  "depths (random labels are hard for every depth); E23 (depthsep separate) can.",
-                  fontsize=7.5)
-    fig.tight_layout(rect=(0, 0.03 * rows_legend + 0.02, 1, 1))
-    try:
-        return savefig_atomic(fig, path, dpi=110)
-    finally:
-        plt.close(fig)
-        ctx.__exit__(None, None, None)
+    with pyplot() as plt:
+        fig, (ax, tab) = plt.subplots(2, 1, figsize=(9.6, 7.4),
+                                      gridspec_kw={"height_ratios": [3.2, 1.3]})
+        for j, k in enumerate(slots):
+            lw = 0.8 + 1.0 * j
+            for lab in ("ip", "random"):
+                pts = sorted((r["n"], r["rho"]) for r in d2 if r["labels"] == lab and _slot(r) == k)
+                if pts:
+                    ax.plot(*zip(*pts), depth_linestyle(2), marker=SOURCE_MARKERS["trained"],
+                            color=target_colour(lab), lw=lw, ms=3 + j,
+                            label=f"depth 2 trained, width {k}, "
+                                  f"{'IP' if lab == 'ip' else TARGET_NAMES['random']}")
+        d3 = sorted((r["n"], r["rho"]) for r in rows if r["depth"] == 3)
+        if d3:
+            ax.plot(*zip(*d3), depth_linestyle(3), marker=SOURCE_MARKERS["exact"],
+                    color=target_colour("ip"), label="depth 3, exact construction (width n + 1), IP")
+        ax.axhline(0, color="gray", lw=0.6)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xticks(ns)
+        ax.set_xlabel("n (bits per party; d = 8n, 4^n support points)")
+        ax.set_ylabel("ρ on μ₀ (exact, all 4^n points), best of seeds")
+        ax.set_title(f"E21: correlation of trained depth-2 nets ({record['settings']['activation']}) "
+                     f"with IP and with randomly permuted labels")
+        rows_legend = legend_below(fig, [ax], ncol=2)
+        tab.axis("off")
+        cells = []
+        for k in slots:
+            row = []
+            for n in ns:
+                vals = [r["bound"] for r in d2 if r["labels"] == "ip" and _slot(r) == k
+                        and r["n"] == n and r["bound"] is not None]
+                row.append(f"{min(vals):.3g}" if vals else "-")
+            cells.append(row)
+        if cells:
+            t = tab.table(cellText=cells, rowLabels=[f"width {k}" for k in slots],
+                          colLabels=[f"n = {n}" for n in ns], loc="center", cellLoc="center")
+            t.auto_set_font_size(False)
+            t.set_fontsize(7.5)
+        bounds = [r["bound"] for r in d2 if r["labels"] == "ip" and r["bound"] is not None]
+        vacuous = ("every entry is above 1, i.e. vacuous" if bounds and min(bounds) > 1 else
+                   "entries above 1 are vacuous")
+        tab.set_title(f"§4.7 ceiling on |ρ| of each IP net (its own B, S, TV): {vacuous}."
+                      "\nNeither the ceiling nor the random-label control can separate "
+                      "depths (random labels are hard for every depth); E23 (depthsep separate) can.",
+                      fontsize=7.5)
+        fig.tight_layout(rect=(0, 0.03 * rows_legend + 0.02, 1, 1))
+        try:
+            return savefig_atomic(fig, path, dpi=110)
+        finally:
+            plt.close(fig)
 
 
 def _slot(r) -> str:
@@ -271,18 +269,10 @@ def _slot_order(k: str):
 
 
 def main(argv=None) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED
-    from experiments._outputs import write_record
+    from experiments._outputs import run_table
 
-    args = parse_args(argv)
-    record = run(args)
-    print(table(record))                       # the results first: a failed write loses nothing
-    out = Path(args.out)
-    if not write_record(record, out, name="ceiling.json", what="ceiling.json and ceiling.png",
-                        figures=None if args.no_plot else lambda: plot(record, out / "ceiling.png")):
-        return EXIT_NOT_SAVED
-    print(f"total {record['seconds']:.1f} s")
-    return 0
+    return run_table(parse_args(argv), run, table, name="ceiling",
+                     figures=lambda record, out: plot(record, out / "ceiling.png"))
 
 
 if __name__ == "__main__":

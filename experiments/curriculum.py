@@ -308,22 +308,11 @@ def plot(record, out: Path) -> list:
 def main(argv=None) -> int:
     """``depthsep separate --curriculum``: run E25, print its table and verdict, write the
     record and the figures; 0 on success."""
-    from circuits.utils.cli import EXIT_NOT_SAVED
-    from experiments._outputs import interrupted, write_record
+    from experiments._outputs import run_table
 
-    args = parse_args(argv)
-    try:
-        record = run(args)
-    except KeyboardInterrupt:
-        return interrupted(Path(args.out) / "curriculum_cells.jsonl")
-    print(table_text(record))
-    out = Path(args.out)
-    if not write_record(record, out, name="curriculum.json", what="curriculum.json and its figures",
-                        figures=None if args.no_plot else lambda: plot(record, out)):
-        return EXIT_NOT_SAVED
-    print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells from "
-          f"the resume file)")
-    return 0
+    return run_table(parse_args(argv), run, table_text, name="curriculum",
+                     what="curriculum.json and its figures", resume="curriculum_cells.jsonl",
+                     figures=plot)
 
 
 if __name__ == "__main__":

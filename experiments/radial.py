@@ -230,120 +230,110 @@ def plot(record, path) -> Path:
 
     rows = [r for r in record["rows"] if r.get("width")]
     eps = record["settings"]["eps"]
-    ctx = pyplot()
-    plt = ctx.__enter__()
-    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 7.6))
-    # house style: colour = target, line style = depth, marker = how the width was obtained
-    styles = {"ridge": (depth_linestyle(2), SOURCE_MARKERS["search"]),
-              "ses_d3": (depth_linestyle(2), "D"),
-              "depth3": (depth_linestyle(3), SOURCE_MARKERS["exact"])}
-    colors = {t: target_colour(t) for t in ("hat", "cos", "t4")}
-    e_fix = max(eps)                   # panel (a): the largest accuracy, the one the text quotes
+    with pyplot() as plt:
+        fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 7.6))
+        # house style: colour = target, line style = depth, marker = how the width was obtained
+        styles = {"ridge": (depth_linestyle(2), SOURCE_MARKERS["search"]),
+                  "ses_d3": (depth_linestyle(2), "D"),
+                  "depth3": (depth_linestyle(3), SOURCE_MARKERS["exact"])}
+        colors = {t: target_colour(t) for t in ("hat", "cos", "t4")}
+        e_fix = max(eps)                   # panel (a): the largest accuracy, the one the text quotes
 
-    def draw(ax, pts, tgt, meth, label):
-        xs, ys, cert = zip(*pts)
-        ls, mk = styles[meth]
-        ax.plot(xs, ys, linestyle=ls, marker=mk, color=colors[tgt], label=label,
-                markerfacecolor="none")
-        full = [(x, y) for x, y, c in pts if c]
-        if full:
-            ax.plot(*zip(*full), linestyle="none", marker=mk, color=colors[tgt])
+        def draw(ax, pts, tgt, meth, label):
+            xs, ys, cert = zip(*pts)
+            ls, mk = styles[meth]
+            ax.plot(xs, ys, linestyle=ls, marker=mk, color=colors[tgt], label=label,
+                    markerfacecolor="none")
+            full = [(x, y) for x, y, c in pts if c]
+            if full:
+                ax.plot(*zip(*full), linestyle="none", marker=mk, color=colors[tgt])
 
-    for tgt in colors:
-        for meth in styles:
-            pts = sorted((r["d"], r["width"], bool(r.get("certified"))) for r in rows
-                         if r["target"] == tgt and r["method"] == meth and r["eps"] == e_fix)
-            if pts:
-                draw(a1, pts, tgt, meth, f"{TARGET_WORDS[tgt]}: {METHOD_WORDS[meth]}")
-    dims = sorted({r["d"] for r in record["rows"]})
-    a1.set_xscale("log", base=2)
-    a1.set_yscale("log")
-    a1.xaxis.set_major_locator(FixedLocator(dims))
-    a1.xaxis.set_minor_locator(NullLocator())
-    a1.set_xticklabels([str(d) for d in dims])
-    a1.set_xlabel("dimension d")
-    a1.set_ylabel(f"width whose searched sup error is <= {e_fix}")
-    a1.set_title(f"(a) sup error <= {e_fix}: width against dimension", fontsize=9)
-    sdims = sorted({r["d"] for r in record["rows"] if r["target"] != "t4"})
-    d_fix = sdims[len(sdims) // 2] if sdims else None
-    for tgt in colors:
-        for meth in styles:
-            dd = d_fix if tgt != "t4" else min((r["d"] for r in rows if r["target"] == "t4"),
-                                               default=None)
-            pts = sorted((1.0 / r["eps"], r["width"], bool(r.get("certified"))) for r in rows
-                         if r["target"] == tgt and r["method"] == meth and r["d"] == dd)
-            if pts:
-                draw(a2, pts, tgt, meth, f"{TARGET_WORDS[tgt]} (d = {dd}): {METHOD_WORDS[meth]}")
-    a2.set_xscale("log")
-    a2.set_yscale("log")
-    inv = sorted({1.0 / e for e in eps})
-    a2.xaxis.set_major_locator(FixedLocator(inv))
-    a2.xaxis.set_minor_locator(NullLocator())
-    a2.set_xticklabels([f"{x:g}" for x in inv])
-    a2.set_xlabel("1 / accuracy (sup error)")
-    a2.set_ylabel("width")
-    a2.set_title(f"(b) sup error: width against 1/accuracy (cone, cos at d = {d_fix})",
-                 fontsize=9)
-    # (c) trained nets: another metric (L2 on the uniform ball), on its own axis
-    tr = {}
-    for r in record["rows"]:
-        if r["method"] == "trained":
-            tr[(r["target"], r["d"])] = r
-    marks = ["o", "s", "^", "D", "v", "P"]
-    tdims = sorted({k[1] for k in tr})
-    for (tgt, d), r in sorted(tr.items()):
-        pts = sorted((int(w), v) for w, v in r["l2_by_width"].items())
-        a3.plot(*zip(*pts), color=colors[tgt], marker=marks[tdims.index(d) % len(marks)],
-                linestyle=depth_linestyle(2),
-                label=f"{TARGET_WORDS[tgt]}, d = {d} (best constant {r['constant_l2']:.3f})")
-    for e in eps:
-        a3.axhline(e, color="grey", lw=0.6, ls="--")
-    a3.set_xscale("log", base=2)
-    a3.set_yscale("log")
-    a3.set_xlabel("hidden width of the trained depth-2 net")
-    a3.set_ylabel("L2 (RMS) error on fresh uniform points of B_d")
-    a3.set_title("(c) trained depth 2: L2 error (not a sup error; dashed: the accuracies)",
-                 fontsize=9)
-    yt = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
-    a3.yaxis.set_major_locator(FixedLocator(yt))
-    a3.yaxis.set_minor_formatter(NullFormatter())
-    a3.set_yticklabels([f"{y:g}" for y in yt])
-    wt = sorted({int(w) for r in tr.values() for w in r["l2_by_width"]})
-    if wt:
-        a3.xaxis.set_major_locator(FixedLocator(wt))
-        a3.xaxis.set_minor_locator(NullLocator())
-        a3.set_xticklabels([str(w) for w in wt])
-    for ax in (a1, a2, a3):
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
-    fig.suptitle(f"E22: radial targets on the unit ball B_d.  (a) at ε = {e_fix:g}, (b) at "
-                 f"d = {d_fix}: widths whose sup error, "
-                 f"found by a search scaled with d, is <= the accuracy (a lower bound on the error;"
-                 f" filled = certified upper bound <= accuracy); missing = not reached within "
-                 f"{record['settings']['max_directions']} directions.  (c): trained nets, L2 "
-                 f"error, a different metric.  The depth-3 widths of the cone and of cos "
-                 f"coincide (both 1-Lipschitz).", fontsize=8.5, wrap=True)
-    fig.tight_layout(rect=(0, 0, 1, 0.94))
-    try:
-        return savefig_atomic(fig, path, dpi=110)
-    finally:
-        plt.close(fig)
-        ctx.__exit__(None, None, None)
+        for tgt in colors:
+            for meth in styles:
+                pts = sorted((r["d"], r["width"], bool(r.get("certified"))) for r in rows
+                             if r["target"] == tgt and r["method"] == meth and r["eps"] == e_fix)
+                if pts:
+                    draw(a1, pts, tgt, meth, f"{TARGET_WORDS[tgt]}: {METHOD_WORDS[meth]}")
+        dims = sorted({r["d"] for r in record["rows"]})
+        a1.set_xscale("log", base=2)
+        a1.set_yscale("log")
+        a1.xaxis.set_major_locator(FixedLocator(dims))
+        a1.xaxis.set_minor_locator(NullLocator())
+        a1.set_xticklabels([str(d) for d in dims])
+        a1.set_xlabel("dimension d")
+        a1.set_ylabel(f"width whose searched sup error is <= {e_fix}")
+        a1.set_title(f"(a) sup error <= {e_fix}: width against dimension", fontsize=9)
+        sdims = sorted({r["d"] for r in record["rows"] if r["target"] != "t4"})
+        d_fix = sdims[len(sdims) // 2] if sdims else None
+        for tgt in colors:
+            for meth in styles:
+                dd = d_fix if tgt != "t4" else min((r["d"] for r in rows if r["target"] == "t4"),
+                                                   default=None)
+                pts = sorted((1.0 / r["eps"], r["width"], bool(r.get("certified"))) for r in rows
+                             if r["target"] == tgt and r["method"] == meth and r["d"] == dd)
+                if pts:
+                    draw(a2, pts, tgt, meth, f"{TARGET_WORDS[tgt]} (d = {dd}): {METHOD_WORDS[meth]}")
+        a2.set_xscale("log")
+        a2.set_yscale("log")
+        inv = sorted({1.0 / e for e in eps})
+        a2.xaxis.set_major_locator(FixedLocator(inv))
+        a2.xaxis.set_minor_locator(NullLocator())
+        a2.set_xticklabels([f"{x:g}" for x in inv])
+        a2.set_xlabel("1 / accuracy (sup error)")
+        a2.set_ylabel("width")
+        a2.set_title(f"(b) sup error: width against 1/accuracy (cone, cos at d = {d_fix})",
+                     fontsize=9)
+        # (c) trained nets: another metric (L2 on the uniform ball), on its own axis
+        tr = {}
+        for r in record["rows"]:
+            if r["method"] == "trained":
+                tr[(r["target"], r["d"])] = r
+        marks = ["o", "s", "^", "D", "v", "P"]
+        tdims = sorted({k[1] for k in tr})
+        for (tgt, d), r in sorted(tr.items()):
+            pts = sorted((int(w), v) for w, v in r["l2_by_width"].items())
+            a3.plot(*zip(*pts), color=colors[tgt], marker=marks[tdims.index(d) % len(marks)],
+                    linestyle=depth_linestyle(2),
+                    label=f"{TARGET_WORDS[tgt]}, d = {d} (best constant {r['constant_l2']:.3f})")
+        for e in eps:
+            a3.axhline(e, color="grey", lw=0.6, ls="--")
+        a3.set_xscale("log", base=2)
+        a3.set_yscale("log")
+        a3.set_xlabel("hidden width of the trained depth-2 net")
+        a3.set_ylabel("L2 (RMS) error on fresh uniform points of B_d")
+        a3.set_title("(c) trained depth 2: L2 error (not a sup error; dashed: the accuracies)",
+                     fontsize=9)
+        yt = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+        a3.yaxis.set_major_locator(FixedLocator(yt))
+        a3.yaxis.set_minor_formatter(NullFormatter())
+        a3.set_yticklabels([f"{y:g}" for y in yt])
+        wt = sorted({int(w) for r in tr.values() for w in r["l2_by_width"]})
+        if wt:
+            a3.xaxis.set_major_locator(FixedLocator(wt))
+            a3.xaxis.set_minor_locator(NullLocator())
+            a3.set_xticklabels([str(w) for w in wt])
+        for ax in (a1, a2, a3):
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
+        fig.suptitle(f"E22: radial targets on the unit ball B_d.  (a) at ε = {e_fix:g}, (b) at "
+                     f"d = {d_fix}: widths whose sup error, "
+                     f"found by a search scaled with d, is <= the accuracy (a lower bound on the error;"
+                     f" filled = certified upper bound <= accuracy); missing = not reached within "
+                     f"{record['settings']['max_directions']} directions.  (c): trained nets, L2 "
+                     f"error, a different metric.  The depth-3 widths of the cone and of cos "
+                     f"coincide (both 1-Lipschitz).", fontsize=8.5, wrap=True)
+        fig.tight_layout(rect=(0, 0, 1, 0.94))
+        try:
+            return savefig_atomic(fig, path, dpi=110)
+        finally:
+            plt.close(fig)
 
 
 def main(argv=None) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED
-    from experiments._outputs import write_record
+    from experiments._outputs import run_table
 
-    a = parse_args(argv)
-    record = run(a)
-    print(table(record))                       # the results first: a failed write loses nothing
-    out = Path(a.out)
-    if not write_record(record, out, name="radial.json", what="radial.json and radial.png",
-                        figures=None if a.no_plot else lambda: plot(record, out / "radial.png")):
-        return EXIT_NOT_SAVED
-    print(f"total {record['seconds']:.1f} s")
-    return 0
+    return run_table(parse_args(argv), run, table, name="radial",
+                     figures=lambda record, out: plot(record, out / "radial.png"))
 
 
 if __name__ == "__main__":

@@ -369,21 +369,10 @@ def main(argv=None) -> int:
 
 
 def _main(args) -> int:
-    from circuits.utils.cli import EXIT_NOT_SAVED
-    from experiments._outputs import interrupted, write_record
+    from experiments._outputs import run_table
 
-    try:
-        record = run(args)
-    except KeyboardInterrupt:
-        return interrupted(Path(args.out) / "cells.jsonl")
-    print(table_text(record))
-    out = Path(args.out)
-    if not write_record(record, out, name="separate.json", what="separate.json and separate.png",
-                        figures=None if args.no_plot else lambda: plot(record, out / "separate.png")):
-        return EXIT_NOT_SAVED
-    print(f"total {record['seconds']:.1f} s ({record['resumed']} of {record['cells']} cells "
-          f"from the resume file)")
-    return 0
+    return run_table(args, run, table_text, name="separate", resume="cells.jsonl",
+                     figures=lambda record, out: plot(record, out / "separate.png"))
 
 
 if __name__ == "__main__":

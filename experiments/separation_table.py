@@ -32,8 +32,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from circuits.utils.cli import (EXIT_NOT_SAVED, check_output_dir, id_list, int_in_range,
-                                real_in_range, save_or_report)
+from circuits.utils.cli import check_output_dir, id_list, int_in_range, real_in_range
 
 FORMAT = "depthsep.separation_table"
 VERSION = 1
@@ -161,7 +160,7 @@ def main(argv=None) -> int:
         return run_reduction_table(range(2, args.n_max + 1), out, time_limit=args.time_limit,
                                    workers=args.workers, progress=not args.no_progress)
     from circuits.analysis import least_depth2
-    from circuits.utils.files import write_json_atomic
+    from experiments._outputs import record_and_figure
     from circuits.analysis.exact_synthesis import target_table
 
     rows = []
@@ -202,17 +201,8 @@ def main(argv=None) -> int:
                   f"{'complete' if r.complete else 'within |w| bound'}; {conf})", flush=True)
     record = {"format": FORMAT, "version": VERSION, "max_weight": args.max_weight,
               "time_limit": args.time_limit, "rows": rows}
-    status = 0
-    jpath = out / "separation_table.json"
-    if save_or_report(lambda: write_json_atomic(jpath, record), what="the JSON record",
-                      where=jpath):
-        print(f"wrote {jpath}", file=sys.stderr)
-    else:
-        status = EXIT_NOT_SAVED
-    ppath = out / "separation_table.png"
-    if not save_or_report(lambda: _figure(rows, ppath), what="the figure", where=ppath):
-        status = EXIT_NOT_SAVED
-    return status
+    return record_and_figure(record, out / "separation_table.json",
+                             lambda path: _figure(rows, path), out / "separation_table.png")
 
 
 if __name__ == "__main__":

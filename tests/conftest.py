@@ -25,13 +25,13 @@ def _kernel_budget_per_test_process():
     """The suite compiles many distinct circuit kernels in one process; ``kernel="auto"``'s
     per-process budget would make later tests' plans depend on earlier tests.  It is lifted for
     the suite and tested on its own (monkeypatched where a test needs it)."""
-    from circuits import _bitsliced_codegen as cg
+    from circuits import _bitsliced_cache as kc
 
-    shipped = cg.MAX_PROCESS_KERNELS
-    cg.SHIPPED_MAX_PROCESS_KERNELS = shipped       # what tests/test_memory_caps.py checks
-    cg.MAX_PROCESS_KERNELS = 1 << 20
+    shipped = kc.MAX_PROCESS_KERNELS
+    kc.SHIPPED_MAX_PROCESS_KERNELS = shipped       # what tests/test_memory_caps.py checks
+    kc.MAX_PROCESS_KERNELS = 1 << 20
     yield
-    cg.MAX_PROCESS_KERNELS = shipped
+    kc.MAX_PROCESS_KERNELS = shipped
 
 
 @pytest.fixture(autouse=True, scope="session")

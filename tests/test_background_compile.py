@@ -15,7 +15,7 @@ import numba
 import pytest
 
 import circuits as c
-from circuits import _background as bg, _bitsliced_codegen as cg, _jit, dispatch
+from circuits import _background as bg, _bitsliced_cache as kc, _bitsliced_codegen as cg, _jit, dispatch
 
 needs_jit = pytest.mark.skipif(bool(numba.config.DISABLE_JIT),
                                reason="no compiled kernels with the JIT off")
@@ -43,7 +43,7 @@ def caches(tmp_path, monkeypatch):
 
 
 def _key(circ):
-    return cg.circuit_key(circ, dispatch._fused_mask_bits(circ))
+    return kc.circuit_key(circ, dispatch._fused_mask_bits(circ))
 
 
 def _wait_ready(key, circ, want, timeout=180.0):
@@ -77,13 +77,13 @@ def test_repeat_calls_switch_to_the_kernel_a_child_compiled(caches, monkeypatch)
     assert bg.status(key) is None and c.kernel_plan(circ).kernel == "generic"
     assert c.count_ones(circ) == want[1]                  # call 3: the child starts
     assert bg.status(key) in ("running", "ready")
-    assert cg.state(key) != "loaded"
+    assert kc.state(key) != "loaded"
     assert "a child process compiling its kernel: " in c.kernel_plan(circ).reason
     assert _wait_ready(key, circ, want) == "ready"
     assert bg.running() == 0
     after = c.count_disagreements(circ, "ip")             # loaded from the cache and run
     assert (after.count, after.index) == (r.count, r.index)
-    assert cg.state(key) == "loaded" and c.kernel_plan(circ).kernel == "fused"
+    assert kc.state(key) == "loaded" and c.kernel_plan(circ).kernel == "fused"
     assert c.count_ones(circ) == want[1]
     assert not list((caches / "tmp").iterdir())             # the hand-over file is gone
 
@@ -96,7 +96,7 @@ def test_switched_off_no_child(caches, monkeypatch):
     for _ in range(4):
         assert c.count_ones(circ) == want
     assert bg.status(_key(circ)) is None and bg.running() == 0
-    assert cg.state(_key(circ)) == "absent" and "child" not in c.kernel_plan(circ).reason
+    assert kc.state(_key(circ)) == "absent" and "child" not in c.kernel_plan(circ).reason
     monkeypatch.setattr(dispatch, "_BACKGROUND", "eager")    # control: on, the same calls start one
     c.count_ones(circ)
     assert bg.status(_key(circ)) in ("running", "ready")
@@ -119,7 +119,7 @@ def test_a_failing_child_changes_no_result_and_is_not_retried(caches, monkeypatc
     for _ in range(3):
         assert c.count_ones(circ) == want
     assert bg.running() == 0 and "exited with status 1" in bg.status(key)
-    assert c.kernel_plan(circ).kernel == "generic" and cg.state(key) == "absent"
+    assert c.kernel_plan(circ).kernel == "generic" and kc.state(key) == "absent"
 
 
 def test_one_child_per_key_at_most_max_children_and_none_left(caches, monkeypatch):
@@ -176,12 +176,12 @@ def test_the_child_refuses_a_private_cache(tmp_path, monkeypatch):
     path = tmp_path / "src.py"
     path.write_text(src)
     assert bg._child_main([key, str(path)]) == 0 and not path.exists()
-    assert cg.state(key) == "loaded"
+    assert kc.state(key) == "loaded"
     (tmp_path / "cache" / "kernels").chmod(0o777)        # writable by others: not used
     try:
         path.write_text(src)
-        monkeypatch.setattr(cg, "_LOADED", type(cg._LOADED)())
-        monkeypatch.setattr(cg, "_TEMP_DIR", [])
+        monkeypatch.setattr(kc, "_LOADED", type(kc._LOADED)())
+        monkeypatch.setattr(kc, "_TEMP_DIR", [])
         with pytest.warns(_jit.CacheWarning):
             assert bg._child_main([key, str(path)]) in (3, 4)
     finally:
@@ -216,17 +216,17 @@ def test_a_stopped_child_leaves_no_source_without_its_compiled_code(caches):
     from benchmarks.bench_circuits import w1_circuit
     circ = w1_circuit(20, 64, seed=45)             # about a second of compile after the write
     key = _key(circ)
-    source = cg.cache_dir() / f"_depthsep_fused_{key}.py"
+    source = kc.cache_dir() / f"_depthsep_fused_{key}.py"
     assert bg.start(key, cg.source(circ, dispatch._fused_mask_bits(circ)))
     t0 = time.monotonic()
     while not source.exists():
         assert bg.status(key) == "running" and time.monotonic() - t0 < 120
         time.sleep(0.005)
-    assert not cg._numba_files(cg.cache_dir())     # written, not yet compiled
+    assert not kc._numba_files(kc.cache_dir())     # written, not yet compiled
     bg.stop_all()
     assert bg.running() == 0 and bg.status(key) == "stopped before it finished"
-    assert not source.exists() and cg.state(key) == "absent"
-    assert not cg._numba_files(cg.cache_dir())
+    assert not source.exists() and kc.state(key) == "absent"
+    assert not kc._numba_files(kc.cache_dir())
 
 
 def test_a_process_starts_at_most_max_starts_children(caches, monkeypatch):
@@ -287,15 +287,15 @@ def test_a_source_without_numbas_index_is_not_a_cached_kernel(caches, monkeypatc
     the kernel that needs no compile; with the index beside it the state is "cached"."""
     circ = _circuit(48)
     key = _key(circ)
-    src = cg.cache_dir() / f"_depthsep_fused_{key}.py"
+    src = kc.cache_dir() / f"_depthsep_fused_{key}.py"
     src.parent.mkdir(parents=True, exist_ok=True)
     src.write_text(cg.source(circ, dispatch._fused_mask_bits(circ)))
-    assert cg.state(key) == "absent" and not cg.indexed(key)
+    assert kc.state(key) == "absent" and not kc.indexed(key)
     monkeypatch.setattr(dispatch, "_BACKGROUND", "off")
     assert c.kernel_plan(circ).kernel == "generic"
-    index_dir = _jit.cache_path_of(cg.cache_dir() / "x.py")
+    index_dir = _jit.cache_path_of(kc.cache_dir() / "x.py")
     index_dir.mkdir(parents=True, exist_ok=True)
     (index_dir / f"_depthsep_fused_{key}.data-1.py311.nbc").write_bytes(b"")
-    assert cg.state(key) == "absent"                     # machine code without the index
+    assert kc.state(key) == "absent"                     # machine code without the index
     (index_dir / f"_depthsep_fused_{key}.data-1.py311.nbi").write_bytes(b"")
-    assert cg.state(key) == "cached" and cg.indexed(key)
+    assert kc.state(key) == "cached" and kc.indexed(key)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import circuits as c
-from circuits import _bitsliced_codegen as cg, _bitsliced_plan as bplan, simulate
+from circuits import _bitsliced_cache as kc, _bitsliced_codegen as cg, _bitsliced_plan as bplan, simulate
 from circuits.functions import TruthTable
 from circuits.threshold import ThresholdCircuit, ThresholdLayer
 from circuits.utils.errors import InvalidCircuitError
@@ -300,16 +300,16 @@ def test_mask_bits_follow_the_table_size(monkeypatch):
 
 def test_key_depends_on_every_weight_and_threshold():
     circ = random_circuit(np.random.default_rng(2), 8, (4,))
-    key = cg.circuit_key(circ)
-    assert key == cg.circuit_key(random_circuit(np.random.default_rng(2), 8, (4,)))
+    key = kc.circuit_key(circ)
+    assert key == kc.circuit_key(random_circuit(np.random.default_rng(2), 8, (4,)))
     for li in range(2):
         W = [layer.weights.copy() for layer in circ.layers]
         t = [layer.thresholds.copy() for layer in circ.layers]
         W[li][0, 0] += 1
-        assert cg.circuit_key(ThresholdCircuit(tuple(ThresholdLayer(a, b) for a, b in
+        assert kc.circuit_key(ThresholdCircuit(tuple(ThresholdLayer(a, b) for a, b in
                                                      zip(W, circ_t(circ))))) != key
         t[li][0] += 1
-        assert cg.circuit_key(ThresholdCircuit(tuple(ThresholdLayer(a, b) for a, b in
+        assert kc.circuit_key(ThresholdCircuit(tuple(ThresholdLayer(a, b) for a, b in
                                                      zip(circ_w(circ), t)))) != key
 
 
@@ -324,17 +324,17 @@ def circ_t(circ):
 @needs_jit
 def test_cache_files_are_written_whole_found_again_and_pruned(tmp_path, monkeypatch):
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(cg, "MAX_FILES", 2)
+    monkeypatch.setattr(kc, "MAX_FILES", 2)
     rng = np.random.default_rng(8)
     keys = []
     for _ in range(3):
         circ = random_circuit(rng, 13, (3,))
-        key = cg.circuit_key(circ)
-        assert cg.state(key) == "absent"
+        key = kc.circuit_key(circ)
+        assert kc.state(key) == "absent"
         c.count_ones(circ, **FU)
         path = tmp_path / "kernels" / f"_depthsep_fused_{key}.py"
         assert path.read_text() == cg.source(circ)           # whole, not partial
-        assert cg.state(key) == "loaded"
+        assert kc.state(key) == "loaded"
         keys.append(key)
         os.utime(path, (1e9 + len(keys), 1e9 + len(keys)))   # distinct ages
     files = sorted(p.name for p in (tmp_path / "kernels").glob("_depthsep_fused_*.py"))

@@ -217,11 +217,11 @@ def test_a_cached_circuit_kernel_replaces_the_generic_one_in_a_fresh_process(tmp
     is loaded, the load of a compiled kernel must be repaid as before."""
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
     from benchmarks.bench_circuits import w1_circuit
-    from circuits import _bitsliced_codegen as cg
+    from circuits import _bitsliced_cache as kc
     circ = w1_circuit(20, 64, seed=13)
     assert c.kernel_plan(circ).kernel == "generic"
     want = c.count_ones(circ, kernel="fused")            # compiled and cached on disk
-    cg._LOADED.pop(dispatch._FACTS[circ][0])             # as in a later process: "cached"
+    kc._LOADED.pop(dispatch._FACTS[circ][0])             # as in a later process: "cached"
     monkeypatch.setattr(gen, "loaded", lambda: True)
     assert c.kernel_plan(circ).kernel == "generic"
     monkeypatch.setattr(gen, "loaded", lambda: False)
@@ -243,7 +243,7 @@ def test_the_bitsliced_drivers_compile_no_error_formatting():
     (string formatting: about 2-3 s of the generic kernel's first compile on a new machine); the
     generic and the compiled kernels' drivers copy planes with loops.  Control: a slice
     assignment shows."""
-    from circuits import _kernels_bitsliced as bits
+    from circuits import _kernels_fused as fused
 
     def sliced(a, b):
         a[:] = b
@@ -252,6 +252,6 @@ def test_the_bitsliced_drivers_compile_no_error_formatting():
     mark = "raise_with_shape_context"
     arr = numba.types.uint64[::1]
     assert mark in _own_llvm(sliced, (arr, arr))
-    assert mark not in _own_llvm(bits._fused_block.py_func, bits._FUSED_SIG)
+    assert mark not in _own_llvm(fused._fused_block.py_func, fused._FUSED_SIG)
     assert mark not in _own_llvm(gen._generic_block.py_func, gen._SIG)
 

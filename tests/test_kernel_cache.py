@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import circuits as c
-from circuits import _bitsliced_codegen as cg, _jit, dispatch
+from circuits import _bitsliced_cache as kc, _bitsliced_codegen as cg, _jit, dispatch
 from tests.test_bitsliced import naive_table, random_circuit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -263,7 +263,7 @@ def test_a_planted_kernel_in_a_directory_others_can_write_is_never_run(tmp_path,
     kernels.mkdir()
     kernels.chmod(0o777)
     marker = tmp_path / "ran"
-    (kernels / f"_depthsep_fused_{cg.circuit_key(circ)}.py").write_text(
+    (kernels / f"_depthsep_fused_{kc.circuit_key(circ)}.py").write_text(
         f"open({str(marker)!r}, 'w').close()\n" + cg.source(circ))
     with pytest.warns(_jit.CacheWarning, match="private temporary directory"):
         assert c.count_ones(circ, **FU) == sum(naive_table(circ))
@@ -278,7 +278,7 @@ def test_a_damaged_or_foreign_kernel_source_is_written_again(tmp_path, monkeypat
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
     seed = 40 + ["garbage", "truncated", "directory", "foreign"].index(damage)
     circ = random_circuit(np.random.default_rng(seed), 13, (4,))     # not loaded in this process
-    path = tmp_path / "kernels" / f"_depthsep_fused_{cg.circuit_key(circ)}.py"
+    path = tmp_path / "kernels" / f"_depthsep_fused_{kc.circuit_key(circ)}.py"
     path.parent.mkdir(mode=0o700)
     good = cg.source(circ)
     if damage == "garbage":
@@ -298,19 +298,19 @@ def test_a_damaged_or_foreign_kernel_source_is_written_again(tmp_path, monkeypat
 def test_loaded_kernels_are_bounded_and_pruned_with_their_numba_files(tmp_path, monkeypatch):
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(cg, "MAX_LOADED", 1)
-    monkeypatch.setattr(cg, "MAX_FILES", 1)
+    monkeypatch.setattr(kc, "MAX_LOADED", 1)
+    monkeypatch.setattr(kc, "MAX_FILES", 1)
     rng = np.random.default_rng(33)
     keys = []
     for i in range(2):
         circ = random_circuit(rng, 13, (3,))
         assert c.count_ones(circ, **FU) == sum(naive_table(circ))
-        keys.append(cg.circuit_key(circ))
+        keys.append(kc.circuit_key(circ))
         src = tmp_path / "kernels" / f"_depthsep_fused_{keys[-1]}.py"
         os.utime(src, (1e9 + i, 1e9 + i))
-    assert cg.state(keys[0]) != "loaded" and cg.state(keys[1]) == "loaded"
+    assert kc.state(keys[0]) != "loaded" and kc.state(keys[1]) == "loaded"
     assert f"_depthsep_fused_{keys[0]}" not in sys.modules
-    numba_files = {p.name.split(".", 1)[0] for p in cg._numba_files(tmp_path / "kernels")}
+    numba_files = {p.name.split(".", 1)[0] for p in kc._numba_files(tmp_path / "kernels")}
     assert numba_files == {f"_depthsep_fused_{keys[1]}"}        # the pruned kernel's went too
     assert [p.name for p in (tmp_path / "kernels").glob("*.py")] == [
         f"_depthsep_fused_{keys[1]}.py"]
@@ -320,7 +320,7 @@ def test_auto_stops_compiling_when_the_process_budget_is_spent(tmp_path, monkeyp
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(tmp_path))
     circ = c.ip_depth3(18)
     assert c.kernel_plan(circ).kernel == "fused"
-    monkeypatch.setattr(cg, "MAX_PROCESS_KERNELS", len(cg._EVER_LOADED))
+    monkeypatch.setattr(kc, "MAX_PROCESS_KERNELS", len(kc._EVER_LOADED))
     p = c.kernel_plan(circ)
     assert p.kernel == "bitsliced" and "never freed" in p.reason
 

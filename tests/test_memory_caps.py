@@ -85,7 +85,7 @@ def test_compiled_circuit_kernels_stay_bounded_per_process(tmp_path, monkeypatch
     import numba
 
     import circuits as c
-    from circuits import _bitsliced_codegen as cg
+    from circuits import _bitsliced_cache as kc
     from tests.test_bitsliced import random_circuit
 
     if numba.config.DISABLE_JIT:
@@ -98,7 +98,7 @@ def test_compiled_circuit_kernels_stay_bounded_per_process(tmp_path, monkeypatch
     for _ in range(k):
         c.count_ones(random_circuit(rng, 13, (3,)), kernel="fused")
     per_kernel = max((_rss() - before) / k, 1 << 20)
-    budget = getattr(cg, "SHIPPED_MAX_PROCESS_KERNELS", cg.MAX_PROCESS_KERNELS)
+    budget = getattr(kc, "SHIPPED_MAX_PROCESS_KERNELS", kc.MAX_PROCESS_KERNELS)
     assert budget * per_kernel <= 64 << 20, (budget, per_kernel)
 
 

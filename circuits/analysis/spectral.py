@@ -68,6 +68,42 @@ def _signs_int(table: np.ndarray) -> np.ndarray:
     return s
 
 
+_PARAMETERS = {
+    "{f}": """f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
+    The function: a 0/1 truth table of length 2^N in cube order, a function object or a
+    circuit.""",
+    "{allow_large}": """allow_large : bool
+    Allow materialising more than 2^24 values (default False: refuse, with a message giving
+    the memory estimate).""",
+}
+
+
+def _shared_parameters(fn):
+    """Write the numpydoc entries of the parameters every function here shares into ``fn``'s
+    docstring, where a line holds only ``{f}`` or ``{allow_large}`` (indented as that line)."""
+    if fn.__doc__ is None:               # python -OO
+        return fn
+    lines = []
+    for line in fn.__doc__.splitlines():
+        text = _PARAMETERS.get(line.strip())
+        if text is None:
+            lines.append(line)
+        else:
+            indent = line[:len(line) - len(line.lstrip())]
+            lines.extend(indent + t for t in text.splitlines())
+    fn.__doc__ = "\n".join(lines)
+    return fn
+
+
+def _walsh_int(f, allow_large: bool):
+    """(W, N): the Walsh values of (-1)^f as int32 (N <= 30) or int64, transformed in place."""
+    table = _table_of(f, allow_large=allow_large)
+    N = table.shape[0].bit_length() - 1
+    w = _signs_int(table)
+    _run_transform(w, N)
+    return w, N
+
+
 @dataclass(frozen=True, eq=False)
 class WalshSpectrum:
     """The exact Walsh spectrum of a Boolean function and the quantities derived from it.
@@ -160,6 +196,7 @@ class WalshSpectrum:
                 f"spectral_norm={self.spectral_norm:.6g})")
 
 
+@_shared_parameters
 def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     """The exact Walsh spectrum of ``f`` (table, BooleanFunction or circuit) with its statistics.
 
@@ -168,12 +205,8 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {f}
+    {allow_large}
 
     Examples
     --------
@@ -182,10 +215,7 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     >>> sorted(set(abs(s.walsh).tolist())), s.degree
     ([4], 4)
     """
-    table = _table_of(f, allow_large=allow_large)
-    N = table.shape[0].bit_length() - 1
-    w = _signs_int(table)
-    _run_transform(w, N)
+    w, N = _walsh_int(f, allow_large)
     walsh = w.astype(np.int64)
     walsh.setflags(write=False)
     if N > 31:
@@ -196,19 +226,16 @@ def walsh_spectrum(f, *, allow_large: bool = False) -> WalshSpectrum:
     return WalshSpectrum(N, walsh, tuple(int(x) for x in levels), int(l1), int(deg))
 
 
+@_shared_parameters
 def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = False) -> np.ndarray:
     """Walsh values W_F(u) of F = (-1)^f (exact int64), or F^(u) = W_F(u)/2^N with ``normalized``.
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
+    {f}
     normalized : bool
         Return F^(u) = W_F(u) / 2^N (float64) instead of the int64 Walsh values.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {allow_large}
 
     Examples
     --------
@@ -217,26 +244,20 @@ def fourier_coefficients(f, *, normalized: bool = False, allow_large: bool = Fal
     >>> fourier_coefficients([0, 0, 0, 1], normalized=True).tolist()
     [0.5, 0.5, 0.5, -0.5]
     """
-    table = _table_of(f, allow_large=allow_large)
-    N = table.shape[0].bit_length() - 1
-    w = _signs_int(table)
-    _run_transform(w, N)
+    w, N = _walsh_int(f, allow_large)
     if normalized:
         return w / float(1 << N)
     return w.astype(np.int64)
 
 
+@_shared_parameters
 def degree(f, *, allow_large: bool = False) -> int:
     """Fourier degree: the largest |u| with F^(u) != 0.
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {f}
+    {allow_large}
 
     Examples
     --------
@@ -247,17 +268,14 @@ def degree(f, *, allow_large: bool = False) -> int:
     return walsh_spectrum(f, allow_large=allow_large).degree
 
 
+@_shared_parameters
 def spectral_norm(f, *, allow_large: bool = False) -> float:
     """Fourier L1 norm sum_u |F^(u)| (1 for characters, 2^(N/2) for bent functions).
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {f}
+    {allow_large}
 
     Examples
     --------
@@ -268,6 +286,7 @@ def spectral_norm(f, *, allow_large: bool = False) -> float:
     return walsh_spectrum(f, allow_large=allow_large).spectral_norm
 
 
+@_shared_parameters
 def influences(f, *, allow_large: bool = False) -> np.ndarray:
     """Inf_i(f) = P_x[f(x) != f(x xor e_i)] for every i < N, from exact integer counts.
 
@@ -276,12 +295,8 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {f}
+    {allow_large}
 
     Examples
     --------
@@ -298,17 +313,14 @@ def influences(f, *, allow_large: bool = False) -> np.ndarray:
     return out
 
 
+@_shared_parameters
 def total_influence(f, *, allow_large: bool = False) -> float:
     """Total influence I(f) = sum_i Inf_i(f) = sum_u |u| F^(u)^2 (exact dyadic value).
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {f}
+    {allow_large}
 
     Examples
     --------
@@ -319,6 +331,7 @@ def total_influence(f, *, allow_large: bool = False) -> float:
     return float(sum(Fraction(x) for x in influences(f, allow_large=allow_large)))
 
 
+@_shared_parameters
 def noise_sensitivity(f, delta, *, allow_large: bool = False):
     """NS_delta(f) = P[f(x) != f(y)] with y = x, each bit flipped independently w.p. ``delta``.
 
@@ -327,14 +340,10 @@ def noise_sensitivity(f, delta, *, allow_large: bool = False):
 
     Parameters
     ----------
-    f : array_like, BooleanFunction, ThresholdCircuit or DagCircuit
-        The function: a 0/1 truth table of length 2^N in cube order, a function object or a
-        circuit.
+    {f}
     delta : float
         Flip probability, 0 <= delta <= 1.
-    allow_large : bool
-        Allow materialising more than 2^24 values (default False: refuse, with a message giving
-        the memory estimate).
+    {allow_large}
 
     Examples
     --------

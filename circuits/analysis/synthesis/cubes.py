@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from circuits.analysis.synthesis.model import _PAIR_LIMIT, _hidden_gates
+from circuits.analysis.synthesis.model import _hidden_gates, _on_at_off_at, _one_zero_pairs
 from circuits.analysis.synthesis.solver import _cp_model, _run, verify_witness
 from circuits.analysis.synthesis.symmetry import _lex_geq
 from circuits.analysis.synthesis.weights import (NP_CLASSES, threshold_class_representatives,
@@ -101,19 +101,8 @@ def build_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int):
     # implied by a positive g (as in the whole model): a one z of f and a zero y need a gate
     # that is on at z and off at y, else g(H(z)) <= g(H(y)); all pairs up to _PAIR_LIMIT, else
     # the edges across f's boundary
-    ones, zeros = np.flatnonzero(t == 1), np.flatnonzero(t == 0)
-    if ones.size * zeros.size <= _PAIR_LIMIT:
-        pairs = [(a, b) for a in ones for b in zeros]
-    else:
-        pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
-    for a, b in pairs:
-        lits = []
-        for j in range(s):
-            d = m.NewBoolVar("")
-            m.AddImplication(d, H[j][a])
-            m.AddImplication(d, H[j][b].Not())
-            lits.append(d)
-        m.AddBoolOr(lits)
+    for a, b in _one_zero_pairs(t, n):
+        _on_at_off_at(m, H, a, b)
     for a, b in _symmetric_blocks(g, s):
         _lex_geq(m, H[a], H[b])
     return m, W, T, H

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from circuits.analysis.synthesis.model import _PAIR_LIMIT
+from circuits.analysis.synthesis.model import _PAIR_LIMIT, _on_at_off_at
 from circuits.analysis.synthesis.records import SizeClaim
 from circuits.analysis.synthesis.solver import (SOLVER_NAME, _check_solver_args, _cp_model, _run,
                                                 verify_witness)
@@ -60,13 +60,7 @@ def _separation(m, t, H1, H2) -> None:
                 lits.append(d)
             m.AddBoolOr(lits)
             if H2 is not None:
-                lits = []
-                for g in H2:
-                    d = m.NewBoolVar("")
-                    m.AddImplication(d, g[int(a)])
-                    m.AddImplication(d, g[int(b)].Not())
-                    lits.append(d)
-                m.AddBoolOr(lits)
+                _on_at_off_at(m, H2, int(a), int(b))
 
 
 def decide_depth3(truth_table, sizes, *, max_weight: "int | None" = None, symmetry: bool = True,

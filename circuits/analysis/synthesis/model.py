@@ -95,6 +95,28 @@ def _hidden_gates(m, Z, s: int, w_h: int):
     return W, T, H
 
 
+def _one_zero_pairs(t: np.ndarray, n: int) -> list:
+    """The (one, zero) pairs of f that the implied clauses cover: all of them up to
+    ``_PAIR_LIMIT`` pairs, else neighbours only (every edge across f's boundary)."""
+    ones = np.flatnonzero(t == 1)
+    zeros = np.flatnonzero(t == 0)
+    if ones.size * zeros.size <= _PAIR_LIMIT:
+        return [(a, b) for a in ones for b in zeros]
+    return [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
+
+
+def _on_at_off_at(m, gates, a, b) -> None:
+    """The clause: some gate of ``gates`` (each a list of its Boolean value per point) is 1 at
+    point a and 0 at point b."""
+    lits = []
+    for g in gates:
+        d = m.NewBoolVar("")
+        m.AddImplication(d, g[a])
+        m.AddImplication(d, g[b].Not())
+        lits.append(d)
+    m.AddBoolOr(lits)
+
+
 def _build(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, direct: bool, sym: tuple,
            strict: bool = True):
     cp_model, _ = _cp_model()
@@ -123,20 +145,8 @@ def _build(t: np.ndarray, n: int, s: int, w_h: int, w_t: int, direct: bool, sym:
     if "complement" in sym and not direct:
         # implied by v >= 0 (monotone top gate): a one of f needs a hidden gate that is 1 on it
         # and 0 on a zero of f, else its top sum would not exceed the zero's
-        ones = np.flatnonzero(t == 1)
-        zeros = np.flatnonzero(t == 0)
-        if ones.size * zeros.size <= _PAIR_LIMIT:
-            pairs = [(a, b) for a in ones for b in zeros]
-        else:        # neighbours only (every edge across f's boundary)
-            pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
-        for a, b in pairs:
-            lits = []
-            for j in range(s):
-                d = m.NewBoolVar("")
-                m.AddImplication(d, H[j][a])
-                m.AddImplication(d, H[j][b].Not())
-                lits.append(d)
-            m.AddBoolOr(lits)
+        for a, b in _one_zero_pairs(t, n):
+            _on_at_off_at(m, H, a, b)
     if "order" in sym:
         for j in range(s - 1):
             a, b = H[j], H[j + 1]

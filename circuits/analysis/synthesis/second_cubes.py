@@ -29,7 +29,7 @@ import numpy as np
 
 from circuits.analysis.synthesis._bitblast import CNF, width_for
 from circuits.analysis.synthesis.cubes import _extreme_points, _symmetric_blocks, top_gate_cubes
-from circuits.analysis.synthesis.model import _PAIR_LIMIT
+from circuits.analysis.synthesis.model import _one_zero_pairs
 from circuits.analysis.synthesis.second import _hidden_layer
 from circuits.analysis.synthesis.solver import verify_witness
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS
@@ -63,12 +63,7 @@ def _encode_cube(t: np.ndarray, n: int, g: np.ndarray, w_h: int, separation: boo
     if separation:
         # implied (g is positive): a one z and a zero y of f need a gate on at z and off at y,
         # else g(H(z)) <= g(H(y)); every pair up to _PAIR_LIMIT, else the edges across f
-        ones, zeros = np.flatnonzero(t == 1), np.flatnonzero(t == 0)
-        if ones.size * zeros.size <= _PAIR_LIMIT:
-            pairs = [(a, b) for a in ones for b in zeros]
-        else:
-            pairs = [(a, a ^ (1 << i)) for a in ones for i in range(n) if t[a ^ (1 << i)] == 0]
-        for a, b in pairs:
+        for a, b in _one_zero_pairs(t, n):
             c.add([c.and2(H[j][a], -H[j][b]) for j in range(s)])
     def lex_geq(xs, ys):
         eq = c.true
