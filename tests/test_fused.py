@@ -347,8 +347,14 @@ def test_unwritable_cache_directory_falls_back_to_a_temporary_one(tmp_path, monk
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")        # mkdir below it fails, also for root
     monkeypatch.setenv("DEPTHSEP_CACHE_DIR", str(blocker / "cache"))
+    from circuits import _bitsliced_cache
+
+    # the fallback is remembered for the process: give it a fresh list so later tests (the
+    # child-compile ones) still see a usable cache directory
+    monkeypatch.setattr(_bitsliced_cache, "_TEMP_DIR", [])
     circ = random_circuit(np.random.default_rng(9), 13, (5,))
     assert c.count_ones(circ, **FU) == sum(naive_table(circ))
+    assert _bitsliced_cache._TEMP_DIR        # the temporary directory was used
 
 
 # --- dispatch -----------------------------------------------------------------------------------
