@@ -148,6 +148,20 @@ def test_drivers_of_both_solvers_with_restrictions(tmp_path):
         solve_cube_restricted(parity(4), top_gate_cubes(3)[1], 1, solver="z3")
 
 
+def test_a_named_restriction_is_tried_first_and_hints_come_from_a_record():
+    from circuits.analysis.synthesis.second_cubes import restriction_hints
+
+    f, g = inner_product_mod2(2), top_gate_cubes(2)[1]
+    default = solve_cube_restricted(f, g, 2, time_limit=30, whole=False)
+    r = solve_cube_restricted(f, g, 2, time_limit=30, whole=False, first={3: 1, 1: 0})
+    assert r["attempts"][0]["fixed"] == {"3": 1, "1": 0}
+    assert len(r["attempts"]) <= len(default["attempts"]) + 1
+    cubes = {"0": {"status": "infeasible", "by": {"fixed": {"2": 1}}},
+             "1": {"status": "infeasible", "by": {"fixed": {}}},
+             "2": {"status": "unknown", "by": None}, "3": {"status": "feasible"}}
+    assert restriction_hints(cubes) == {0: {2: 1}}
+
+
 def test_a_rerun_keeps_what_an_earlier_run_spent(tmp_path):
     state = tmp_path / "cubes.json"
     f = parity(4)
@@ -162,6 +176,18 @@ def test_a_rerun_keeps_what_an_earlier_run_spent(tmp_path):
     assert cube4["status"] == "infeasible" and cube4["by"]["fixed"]
     assert cube4["earlier"] == [{"status": "unknown", "wall_s": 7.0, "witness": None}]
     assert r["cube_seconds"] >= 7.0 and r["status"] == "infeasible"
+    # the second solver's driver keeps them too
+    from circuits.analysis.synthesis.second_cubes import confirm_by_cubes
+
+    sat_state = tmp_path / "sat.json"
+    confirm_by_cubes(f, 3, time_limit=30, progress=False, state=sat_state)
+    rec = json.loads(sat_state.read_text())
+    rec["cubes"]["4"] = {"status": "unknown", "wall_s": 5.0, "witness": None}
+    sat_state.write_text(json.dumps(rec))
+    r = confirm_by_cubes(f, 3, time_limit=30, progress=False, state=sat_state, restrict=2)
+    cube4 = json.loads(sat_state.read_text())["cubes"]["4"]
+    assert cube4["status"] == "infeasible" and cube4["earlier"][0]["wall_s"] == 5.0
+    assert r["cube_seconds"] >= 5.0
 
 
 def test_cli_restrict(tmp_path, capsys):
@@ -180,6 +206,12 @@ def test_cli_restrict(tmp_path, capsys):
                                            for r in sat["cubes"].values())
     rec = json.loads((tmp_path / "least_circuit.json").read_text())
     assert rec["claims"][0]["second"]["verdict"] == "confirmed"
+    # the second solver tried first the restriction that refuted each cube for CP-SAT
+    cp = json.loads((tmp_path / "par4_s3.json").read_text())["cubes"]
+    hinted = [i for i, r in cp.items() if r["by"]["fixed"]]
+    assert hinted
+    for i in hinted:
+        assert sat["cubes"][i]["attempts"][0]["fixed"] == cp[i]["by"]["fixed"]
     for bad, msg in [(["--restrict", "1"], "add --cubes"),
                      (["--cubes", "--restrict-only"], "needs --restrict")]:
         with pytest.raises(SystemExit):

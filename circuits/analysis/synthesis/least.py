@@ -175,15 +175,19 @@ def _confirm_cubes(t, claim, seconds: float, opts: dict):
 
     from circuits.analysis.synthesis.records import circuit_from_layers
     from circuits.analysis.synthesis.second import SECOND_SOLVER, _pysat
-    from circuits.analysis.synthesis.second_cubes import confirm_by_cubes
+    from circuits.analysis.synthesis.second_cubes import confirm_by_cubes, restriction_hints
 
-    state = opts.get("state")
+    state, prefer = opts.get("state"), None
     if state is not None:
         p = Path(str(state).format(s=claim.size))
         state = p.with_name(p.stem + "_sat" + p.suffix)
+        if p.exists():          # check first the restriction that refuted each cube for CP-SAT
+            from circuits.utils.files import read_json
+
+            prefer = restriction_hints(read_json(p).get("cubes", {}))
     r = confirm_by_cubes(t, claim.size, time_limit=seconds, state=state,
                          restrict=opts.get("restrict", 0), whole=opts.get("whole", True),
-                         progress=opts.get("progress", True))
+                         progress=opts.get("progress", True), prefer=prefer)
     verdict = ("unknown" if r["status"] == "unknown" else
                "confirmed" if r["status"] == claim.status else "disagrees")
     circ = None if r["witness"] is None else circuit_from_layers(r["witness"])

@@ -124,10 +124,7 @@ def decide_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, num_wor
     with progress_bar(len(cubes), enabled=progress, desc=f"cubes s={s}", unit="cube") as bar:
         bar.update(len(cubes) - len(todo))
         for i, r in _results(todo, args, processes, client, stop_on_feasible):
-            if i in loaded:            # an earlier run left it open: keep what that run spent
-                was = dict(loaded[i])
-                r = {**r, "earlier": was.pop("earlier", []) + [was]}
-            done[i] = r
+            done[i] = _with_earlier(r, loaded.get(i))
             _save_state(path, key, done)
             bar.update(1)
     return _combine(done, len(cubes), time.perf_counter() - t0)
@@ -196,6 +193,14 @@ def _combine(done: dict, total: int, wall: float) -> dict:
             "witness": done[feasible[0]]["witness"] if feasible else None,
             "wall_s": round(wall, 3),
             "cube_seconds": round(sum(_seconds(r) for r in done.values()), 3)}
+
+
+def _with_earlier(r: dict, old: "dict | None") -> dict:
+    """A new cube result that keeps the record of an earlier run that left the cube open."""
+    if old is None:
+        return r
+    was = dict(old)
+    return {**r, "earlier": was.pop("earlier", []) + [was]}
 
 
 def _seconds(r: dict) -> float:

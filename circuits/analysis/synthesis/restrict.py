@@ -147,7 +147,7 @@ def restrictions(truth_table, max_fixed: int) -> "list[dict]":
 
 def solve_cube_restricted(table, g, max_fixed: int, *, time_limit: float = 60.0,
                           solver: str = "cp-sat", whole: bool = True, num_workers: int = 1,
-                          sat_options: "dict | None" = None) -> dict:
+                          sat_options: "dict | None" = None, first=None) -> dict:
     """Decide one cube, trying f's restrictions before f itself.
 
     Each restriction of :func:`restrictions` (fewest inputs first) is decided with the top gate
@@ -173,6 +173,9 @@ def solve_cube_restricted(table, g, max_fixed: int, *, time_limit: float = 60.0,
         CP-SAT threads.
     sat_options : dict, optional
         Keyword arguments of ``solve_cube_sat`` (``solver``, ``function``, ...).
+    first : mapping of int to 0/1, optional
+        Try this restriction before the others (e.g. the one that refuted the cube for the
+        other solver, so that the second solver checks the same restricted statement first).
 
     Returns
     -------
@@ -195,7 +198,14 @@ def solve_cube_restricted(table, g, max_fixed: int, *, time_limit: float = 60.0,
 
     attempts: list = []
     out = {"status": "unknown", "witness": None, "by": None}
-    for rho in (restrictions(t, max_fixed) if n > 1 else []):
+    todo = restrictions(t, max_fixed) if n > 1 else []
+    if first:
+        tab, kept = restriction(t, first)
+        lead = {"fixed": {int(i): int(b) for i, b in dict(first).items()},
+                "inputs": len(kept), "table": tab}
+        todo = [lead] + [r for r in todo if not (r["inputs"] == len(kept)
+                                                 and np.array_equal(r["table"], tab))]
+    for rho in todo:
         r = decide(rho["table"])
         fixed = {str(i): b for i, b in rho["fixed"].items()}
         attempts.append({"fixed": fixed, "inputs": rho["inputs"], "status": r["status"],

@@ -30,6 +30,7 @@ import numpy as np
 from circuits.analysis.synthesis._bitblast import CNF, width_for
 from circuits.analysis.synthesis.cubes import _extreme_points, _symmetric_blocks, top_gate_cubes
 from circuits.analysis.synthesis.model import _one_zero_pairs
+from circuits.analysis.synthesis.parallel import _seconds, _with_earlier
 from circuits.analysis.synthesis.second import _hidden_layer
 from circuits.analysis.synthesis.solver import verify_witness
 from circuits.analysis.synthesis.symmetry import MAX_SYNTH_BITS
@@ -169,7 +170,7 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
                      shard: "tuple[int, int]" = (0, 1), reverse: bool = False,
                      separation: bool = False, function: bool = False, products: int = 0,
                      only=None, solver: "str | None" = None, progress: bool = True,
-                     restrict: int = 0, whole: bool = True) -> dict:
+                     restrict: int = 0, whole: bool = True, prefer=None) -> dict:
     """Decide the cubes of one s-gate decision with the second solver, one after another.
 
     Parameters
@@ -203,6 +204,9 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
         an infeasible restriction refutes the cube.
     whole : bool
         With ``restrict``, decide f's own cube when no restriction refutes it.
+    prefer : mapping, optional
+        With ``restrict``: cube index -> the restriction ({input: value}) to try first, e.g.
+        the one that refuted the cube in CP-SAT's record (:func:`restriction_hints`).
 
     Returns
     -------
@@ -225,13 +229,14 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
     mine = mine[::-1] if reverse else mine
     key = {"table": "".join(map(str, t.tolist())), "size": s, "shard": [i0, k]}
     path = None if state is None else Path(state)
-    done: dict = {}
+    loaded: dict = {}
     if path is not None and path.exists():
         rec = read_json(path)
         if rec.get("format") != STATE_FORMAT or rec.get("key") != key:
             raise InvalidArgumentError(f"state file {path} belongs to another decision; pass "
                                        f"another state file or delete it")
-        done = {int(i): r for i, r in rec["cubes"].items() if r["status"] != "unknown"}
+        loaded = {int(i): r for i, r in rec["cubes"].items()}
+    done = {i: r for i, r in loaded.items() if r["status"] != "unknown"}
     with progress_bar(len(mine), enabled=progress, desc=f"SAT cubes s={s}", unit="cube") as bar:
         bar.update(sum(1 for i in mine if i in done))
         for i in mine:
@@ -242,14 +247,16 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
             if restrict:
                 from circuits.analysis.synthesis.restrict import solve_cube_restricted
 
-                done[i] = solve_cube_restricted(t, cubes[i], restrict, time_limit=time_limit,
-                                                solver="sat", sat_options=opts,
-                                                whole=whole)
+                r = solve_cube_restricted(t, cubes[i], restrict, time_limit=time_limit,
+                                          solver="sat", sat_options=opts, whole=whole,
+                                          first=(prefer or {}).get(i))
             else:
-                done[i] = solve_cube_sat(t, cubes[i], time_limit=time_limit, **opts)
-            if path is not None:
+                r = solve_cube_sat(t, cubes[i], time_limit=time_limit, **opts)
+            done[i] = _with_earlier(r, loaded.get(i))
+            if path is not None:       # cubes left open and not retried now stay recorded
+                keep = {**loaded, **done}
                 write_json_atomic(path, {"format": STATE_FORMAT, "key": key,
-                                         "cubes": {str(j): r for j, r in sorted(done.items())}})
+                                         "cubes": {str(j): r for j, r in sorted(keep.items())}})
             bar.update(1)
             if done[i]["status"] == "feasible":
                 break
@@ -260,7 +267,19 @@ def confirm_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, state=
             sum(1 for i in mine if i in done and done[i]["status"] == "infeasible"),
             "unknown": [] if feas else unknown, "feasible": feas[0] if feas else None,
             "witness": done[feas[0]]["witness"] if feas else None,
-            "cube_seconds": round(sum(r["wall_s"] for r in done.values()), 3)}
+            "cube_seconds": round(sum(_seconds(r) for r in done.values()), 3)}
+
+
+def restriction_hints(cubes: dict) -> dict:
+    """Cube index -> the restriction that refuted the cube, from a cube record's ``cubes``
+    (``{index: {"status", "by": {"fixed": ...}}}``); cubes refuted by their own model or not
+    refuted are left out."""
+    out = {}
+    for i, r in cubes.items():
+        by = r.get("by") or {}
+        if r.get("status") == "infeasible" and by.get("fixed"):
+            out[int(i)] = {int(k): int(v) for k, v in by["fixed"].items()}
+    return out
 
 
 def compare_cube_states(first: dict, second: dict) -> dict:
