@@ -169,8 +169,8 @@ def _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve, direct=False
 
 def _confirm_cubes(t, claim, seconds: float, opts: dict):
     """A cube-split claim checked by the second solver cube by cube, with the same restrictions
-    (:func:`~circuits.analysis.synthesis.second_cubes.confirm_by_cubes`); its state file is the
-    CP-SAT one's with ``_sat`` added, so a rerun resumes it too."""
+    and f's lex-leader (:func:`~circuits.analysis.synthesis.second_cubes.confirm_by_cubes`); its
+    state file is the CP-SAT one's with ``_sat`` added, so a rerun resumes it too."""
     from pathlib import Path
 
     from circuits.analysis.synthesis.records import circuit_from_layers
@@ -187,7 +187,7 @@ def _confirm_cubes(t, claim, seconds: float, opts: dict):
             prefer = restriction_hints(read_json(p).get("cubes", {}))
     r = confirm_by_cubes(t, claim.size, time_limit=seconds, state=state,
                          restrict=opts.get("restrict", 0), whole=opts.get("whole", True),
-                         progress=opts.get("progress", True), prefer=prefer)
+                         progress=opts.get("progress", True), prefer=prefer, function=True)
     verdict = ("unknown" if r["status"] == "unknown" else
                "confirmed" if r["status"] == claim.status else "disagrees")
     circ = None if r["witness"] is None else circuit_from_layers(r["witness"])
