@@ -182,7 +182,8 @@ def solve_cube_restricted(table, g, max_fixed: int, *, time_limit: float = 60.0,
     dict
         ``status``, ``wall_s`` (all attempts), ``witness`` (from f's own cube only),
         ``attempts`` (one record per attempt: ``fixed``, ``inputs``, ``status``, ``wall_s``)
-        and ``by`` (the attempt that decided the cube, or None).
+        and ``by`` (the attempt that decided the cube, or None); with ``solver="sat"`` also
+        ``solver`` and ``function``, as in ``solve_cube_sat``'s records.
     """
     from circuits.analysis.synthesis.cubes import solve_cube
     from circuits.analysis.synthesis.second_cubes import solve_cube_sat
@@ -222,4 +223,10 @@ def solve_cube_restricted(table, g, max_fixed: int, *, time_limit: float = 60.0,
                        by=attempts[-1] if r["status"] != "unknown" else None)
     out["attempts"] = attempts
     out["wall_s"] = round(sum(a["wall_s"] for a in attempts), 4)
+    if solver == "sat":           # the same keys as solve_cube_sat's records
+        from circuits.analysis.synthesis.second import SECOND_SOLVER
+
+        opts = sat_options or {}
+        out["solver"] = f"python-sat {opts.get('solver') or SECOND_SOLVER}"
+        out["function"] = bool(opts.get("function", False))
     return out
