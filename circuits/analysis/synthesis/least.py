@@ -211,7 +211,8 @@ def _decide_cubes(t, s: int, time_limit: float, num_workers: int, opts: dict):
     _, version = _cp_model()
     how = f"cube split ({r['cubes']} top-gate classes"
     if opts.get("restrict"):
-        how += f"; restrictions of f fixing up to {opts['restrict']} inputs tried first"
+        how += (f"; restrictions of f fixing up to {opts['restrict']} inputs tried first, each "
+                f"with the complete weight bound of the inputs it keeps")
     claim = SizeClaim(s, r["status"], f"{SOLVER_NAME}, {how})",
                       version, r["cube_seconds"], weight_bound(int(t.size).bit_length() - 1)[0],
                       0, True)
