@@ -227,7 +227,12 @@ def main(argv=None) -> int:
               f"|w_hidden| <= {c.hidden_weight}, "
               f"{'top gate fixed per cube' if c.top_weight == 0 else f'|w_top| <= {c.top_weight}'}"
               f"{'' if c.complete else ' (bounded search)'}{xc}")
-    bounds = _weight_bounds(r.n_inputs, [c.size for c in r.claims])
+    kept = []                   # restricted cubes use the bound of the inputs they keep
+    if args.cubes and args.restrict:
+        from circuits.analysis.synthesis.restrict import restrictions
+
+        kept = [x["inputs"] for x in restrictions(f, args.restrict)]
+    bounds = _weight_bounds(r.n_inputs, [c.size for c in r.claims] + kept)
     print("  complete weight bounds used (per fan-in): " + "; ".join(
         f"{b['fan_in']} inputs: |w| <= {b['bound']} "
         f"({'proven here' if b['proven_here'] else 'published'})" for b in bounds))
@@ -278,8 +283,8 @@ def _refine(parser, args, out, argv) -> int:
 
 
 def _weight_bounds(n_inputs: int, sizes) -> list:
-    """The complete per-gate weight bound of every fan-in a decision used (hidden gates: N;
-    top gate: s), each marked proven here or published."""
+    """The complete per-gate weight bound of every fan-in a decision used (hidden gates: N, or
+    the inputs a restriction keeps; top gate: s), each marked proven here or published."""
     from circuits.analysis.synthesis.weights import MAX_TOTAL_WEIGHT, weight_bound_record
 
     fan_ins = sorted({n_inputs} | {s for s in sizes if s < len(MAX_TOTAL_WEIGHT)})

@@ -199,6 +199,7 @@ def test_cli_restrict(tmp_path, capsys):
                  "--state", str(state), "--no-progress", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "s = 3: infeasible" in out and "restrictions of f fixing up to 2 inputs" in out
+    assert "2 inputs: |w| <= 1 (proven here)" in out       # the bound of PAR_2's cubes
     # the refutation is checked by the second solver cube by cube, resumable from its own file
     assert "cube split (10 top-gate classes) confirmed" in out
     sat = json.loads((tmp_path / "par4_s3_sat.json").read_text())
