@@ -12,6 +12,7 @@ Examples::
     depthsep least-circuit --function parity --n 5 --time-limit 60
     depthsep least-circuit --function table --table f.npy --max-weight 1
     depthsep least-circuit --function parity --n 6 --cubes --processes 2 --state cubes.json
+    depthsep least-circuit --function ip --n 4 --lower 4 --max-size 4 --cubes --restrict 2
     depthsep least-circuit --catalogue npn4 --time-limit 20
     depthsep least-circuit --catalogue sym6 --refine --time-limit 120 --out docs/figures
 """
