@@ -174,6 +174,26 @@ def test_a_rerun_keeps_what_an_earlier_run_spent(tmp_path):
                         whole=False)
     cube4 = json.loads(state.read_text())["cubes"]["4"]
     assert cube4["status"] == "infeasible" and cube4["by"]["fixed"]
+    # an open cube that a run does not reach stays in the file
+    rec = json.loads(state.read_text())
+    rec["cubes"]["5"] = {"status": "unknown", "wall_s": 3.0, "witness": None}
+    state.write_text(json.dumps(rec))
+    from circuits.analysis.synthesis import parallel
+
+    real = parallel._task
+
+    def only_cube_4(table, g, *rest):          # the run reaches cube 4 only, then stops
+        if g != top_gate_cubes(3)[4].tolist():
+            raise KeyboardInterrupt
+        return real(table, g, *rest)
+    rec["cubes"]["4"] = {"status": "unknown", "wall_s": 1.0, "witness": None}
+    state.write_text(json.dumps(rec))
+    import unittest.mock as mock
+
+    with mock.patch.object(parallel, "_task", only_cube_4), pytest.raises(KeyboardInterrupt):
+        decide_by_cubes(f, 3, time_limit=30, progress=False, state=state)
+    cubes = json.loads(state.read_text())["cubes"]
+    assert cubes["4"]["status"] == "infeasible" and cubes["5"]["status"] == "unknown"
     assert cube4["earlier"] == [{"status": "unknown", "wall_s": 7.0, "witness": None}]
     assert r["cube_seconds"] >= 7.0 and r["status"] == "infeasible"
     # the second solver's driver keeps them too

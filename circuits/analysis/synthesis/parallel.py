@@ -125,7 +125,7 @@ def decide_by_cubes(truth_table, size: int, *, time_limit: float = 60.0, num_wor
         bar.update(len(cubes) - len(todo))
         for i, r in _results(todo, args, processes, client, stop_on_feasible):
             done[i] = _with_earlier(r, loaded.get(i))
-            _save_state(path, key, done)
+            _save_state(path, key, {**loaded, **done})     # open cubes not retried yet stay
             bar.update(1)
     return _combine(done, len(cubes), time.perf_counter() - t0)
 
