@@ -138,6 +138,12 @@ def test_drivers_of_both_solvers_with_restrictions(tmp_path):
 
     cut = decide_by_cubes(parity(4), 3, time_limit=30, progress=False, restrict=2)
     assert cut["status"] == "infeasible" and cut["unknown"] == []
+    state = tmp_path / "p.json"                    # the same on two worker processes
+    two = decide_by_cubes(parity(4), 3, time_limit=30, progress=False, restrict=2, processes=2,
+                          state=state)
+    assert two["status"] == "infeasible"
+    assert all(r["by"]["fixed"] for r in json.loads(state.read_text())["cubes"].values()
+               if r["attempts"][0]["status"] == "infeasible")
     sat = confirm_by_cubes(parity(4), 3, time_limit=30, progress=False, restrict=2)
     assert sat["status"] == "infeasible"
     feas = decide_by_cubes(parity(4), 4, time_limit=30, progress=False, restrict=2)
