@@ -100,7 +100,8 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
         # (IP_3 with 4 gates) -- its "no" proves nothing and is never claimed; stage 3: the
         # complete model for the rest of the time.
         first = min(time_limit, quick_time) if quick_weight else time_limit
-        if cubes is not None and s <= 6 and not direct and max_weight is None:
+        by_cubes = cubes is not None and s <= 6 and not direct and max_weight is None
+        if by_cubes:
             claim, circ = _decide_cubes(t, s, time_limit, num_workers, cubes)
         else:
             claim, circ = decide_depth2(t, s, max_weight=max_weight, direct=direct,
@@ -125,7 +126,6 @@ def least_depth2(truth_table, *, lower: int = 1, max_size: int = 8,
                   f"(|w_hidden| <= {claim.hidden_weight}, |w_top| <= {claim.top_weight})",
                   file=sys.stderr, flush=True)
         if claim.status == "infeasible" and confirm and claim.size + (n if direct else 0) <= 8:
-            by_cubes = cubes is not None and s <= 6 and not direct and max_weight is None
             claim, sat_circ = _confirm(t, claim, confirm, time_limit, max_weight, _sat_solve,
                                        direct, cubes if by_cubes else None)
             res.claims[-1] = claim
